@@ -1,0 +1,42 @@
+// The suite's test API: `requirement(id, body)` registers a test for a manifest entry (an
+// unknown id throws at registration, so a typo never drops coverage silently), tagged with
+// what it needs so that each project runs exactly the requirements that apply to its target.
+
+import { test as base } from '@playwright/test';
+import { REQUIREMENTS, tagsFor, type RequirementId } from '../requirements.js';
+import { resolveTarget, type ServerOptions, type Target, type TargetName } from './target.js';
+import { Zodex } from './zodex.js';
+
+export interface SuiteFixtures {
+  // Opens a conversation (managed targets: with its own zodexd started with `options`).
+  zodex: (options?: ServerOptions) => Promise<Zodex>;
+}
+
+export interface SuiteOptions {
+  target: TargetName;
+}
+
+export const test = base.extend<SuiteFixtures, SuiteOptions & { targetImpl: Target }>({
+  target: ['stdio', { option: true, scope: 'worker' }],
+  targetImpl: [async ({ target }, use) => use(resolveTarget(target)), { scope: 'worker' }],
+  zodex: async ({ targetImpl }, use) => {
+    const open: Zodex[] = [];
+    await use(async (options) => {
+      if (options && !targetImpl.managed) throw new Error('server options need a managed target');
+      const zodex = new Zodex(targetImpl, await targetImpl.connect(options));
+      open.push(zodex);
+      return zodex;
+    });
+    for (const zodex of open.reverse()) await zodex.close().catch(() => {});
+  },
+});
+
+export { expect } from '@playwright/test';
+
+type Body = Parameters<typeof test>[2];
+
+export function requirement(id: RequirementId, body: Body): void {
+  const entry = REQUIREMENTS[id];
+  if (!entry) throw new Error(`unknown requirement id ${JSON.stringify(id)}: add it to conformance/requirements.ts`);
+  test(`${id}: ${entry.behaviour}`, { tag: tagsFor(id), annotation: { type: 'requirement', description: id } }, body);
+}

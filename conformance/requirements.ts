@@ -1,0 +1,91 @@
+// The requirements manifest: every behaviour the suite proves, keyed by a stable id, with the
+// sentence of the spec it comes from and what a test of it needs from its target.
+//   source: '000' | '002' | '003' are the seeds (../shared/seeds/), 'DESIGN' is DESIGN.md,
+//           'issue N' an issue's own words where it goes beyond the seeds.
+//   needs:  'flags'  - starts zodexd with its own flags (managed targets only)
+//           'local'  - looks at the server's process or host from outside (managed only)
+//           'stdio' / 'http' - a behaviour of that transport only
+// A test registers with requirement(id, ...); the table reporter writes id x target results.
+
+export type Need = 'flags' | 'local' | 'stdio' | 'http';
+
+export interface Requirement {
+  source: string;
+  quote: string; // the spec's own words
+  behaviour: string; // what the test checks, in one line
+  needs?: Need[];
+}
+
+const r = (source: string, quote: string, behaviour: string, needs?: Need[]): Requirement => ({ source, quote, behaviour, ...(needs ? { needs } : {}) });
+
+export const REQUIREMENTS = {
+  // --- the MCP surface (seed 000)
+  'surface.three-tools': r('000', 'zodexd exposes exactly three MCP tools: exec_command write_stdin apply_patch', 'sprite mode lists exactly exec_command, write_stdin, apply_patch', ['flags']),
+  'surface.instructions': r('000', 'The MCP server instructions are: zodex remote execution tools', 'initialize returns instructions starting "zodex remote execution tools"'),
+  'surface.annotations': r('000', 'Each tool is registered with these annotations: read_only_hint = true destructive_hint = false open_world_hint = false', 'every tool has readOnlyHint true, destructiveHint false, openWorldHint false'),
+  'surface.descriptions': r('000', 'Description: Run a shell command … Write to or poll a running session … Apply a Codex-style patch to files', 'each tool description starts with the seed\'s sentence'),
+  'surface.required-inputs': r('000', 'session_handle is required. … workdir is required.', 'input schemas require session_handle (write_stdin), workdir and patch (apply_patch), cmd (exec_command)'),
+  'surface.structured-results': r('DESIGN', 'Results of exec_command and write_stdin are objects, returned as structuredContent (with an outputSchema) and as the same JSON in the first text block', 'exec results are structuredContent mirrored by the first text block, and tools declare an outputSchema'),
+
+  // --- exec_command (seeds 000, 002)
+  'exec.finishes-in-window': r('002', 'If the command finishes during the initial yield window, Zodex returns its final output/status immediately.', 'a quick command returns exited, its output and no handle, well before the yield ends'),
+  'exec.exit-code': r('000', 'or, after exit: … "status": "exited", … "exit_code": 0, "termination_reason": "exit"', 'exit codes 0 and non-zero are reported with termination_reason exit'),
+  'exec.pty': r('002', 'writes the decoded PTY stream', 'stdin, stdout and stderr of a command are a terminal'),
+  'exec.ansi-stripped': r('000', 'output is stripped of ANSI color/control escape sequences before it is returned.', 'colour, cursor, OSC and charset sequences never reach output'),
+  'exec.summary': r('000', 'summary is a single scan-friendly line such as exited 1 after 0.2s, still running after 30.1s; use session_handle session-token to poll, timed out after 120.0s, or killed after 12.6s.', 'summaries match the four forms exactly, seconds with one decimal'),
+  'exec.cwd': r('000', '"cwd": "/workspace/zodex"', 'cwd is the workdir and the command runs there'),
+  'exec.running-handle': r('002', 'If it is still running, Zodex returns a random session_handle.', 'a command outliving the yield returns status running and a handle'),
+  'exec.handle-random': r('DESIGN', 'session_handle: only while running; a random capability token (≥128 bits), never a pid or counter.', 'handles are unique, long, URL-safe and contain no pid'),
+  'exec.timeout': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'a command past timeout_ms is killed with its group and reports timeout'),
+  'exec.timeout-capped': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'timeout_ms above the server maximum is capped to it', ['flags']),
+  'exec.yield-clamped': r('issue 2', 'clamp an out-of-range yield rather than reject it', 'negative and huge yield_time_ms are clamped, not rejected'),
+  'exec.environment': r('issue 2', 'Set PAGER=cat, GIT_PAGER=cat and a fixed terminal size; document the environment you set.', 'commands see PAGER=cat, GIT_PAGER=cat and a 200x50 terminal'),
+  'exec.login-environment': r('002', 'In Local mode, commands run as the trusted logged-in host user with the captured developer environment. Linux and macOS use the captured login shell', 'local mode runs commands in the environment of the user\'s login shell', ['flags', 'local']),
+  'exec.no-lost-output': r('issue 2', 'a conformance test writes N bytes from a command that exits at once, 100 times, and every run receives exactly N', '100 runs of a command writing N bytes and exiting at once each deliver exactly N bytes'),
+
+  // --- workdir rules (seed 002)
+  'workdir.required': r('002', 'the field is required;', 'exec_command and apply_patch without workdir fail with WORKDIR_REQUIRED'),
+  'workdir.absolute': r('002', 'it must be absolute;', 'a relative workdir fails with WORKDIR_NOT_ABSOLUTE'),
+  'workdir.exists': r('002', 'the directory must exist;', 'a missing workdir fails with WORKDIR_NOT_FOUND'),
+  'workdir.directory': r('DESIGN', 'Invalid workdir (missing, relative, not existing, not a directory) fails before any side effect, with an error that says which rule it broke.', 'a file as workdir fails with WORKDIR_NOT_A_DIRECTORY'),
+  'workdir.no-side-effect': r('002', 'invalid workdir input fails before the command/patch side effect.', 'a rejected call creates no file and starts nothing'),
+  'workdir.default': r('DESIGN', 'required, unless zodexd is started with --default-workdir DIR; then exec_command may omit it. apply_patch always requires it.', 'with --default-workdir, exec_command may omit workdir; apply_patch still may not', ['flags']),
+
+  // --- write_stdin (seeds 000, 002)
+  'stdin.poll': r('002', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state.', 'polling returns new output, then the exit'),
+  'stdin.output-since-last': r('DESIGN', 'output: the output since the previous call on this session', 'each result carries only output not returned before'),
+  'stdin.input': r('002', 'For an interactive prompt: chars: "y\\n"', 'typed characters reach the program and its answer comes back'),
+  'stdin.kill': r('002', 'Kill it kill_process: true', 'kill_process ends the command; the result says killed'),
+  'stdin.kill-grandchildren': r('issue 2', 'No process outlives the server; killing reaches grandchildren.', 'kill_process also ends grandchildren and background jobs'),
+  'stdin.unknown-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a made-up handle fails with UNKNOWN_SESSION'),
+  'stdin.spent-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a handle whose exit was reported fails with UNKNOWN_SESSION'),
+  'stdin.handle-not-conversation': r('002', 'A session handle is a process continuation capability. It is not a ChatGPT conversation ID.', 'a handle works from another conversation of the same server', ['http']),
+
+  // --- lifecycle
+  'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),
+  'lifecycle.signals': r('issue 2', 'SIGINT and SIGTERM do the same. No process outlives the server', 'SIGTERM and SIGINT end zodexd and every command it started', ['local']),
+  'cli.refusals': r('003', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused.', 'each refused flag combination exits 2 with one stderr line naming the flag, nothing on stdout', ['local']),
+} as const satisfies Record<string, Requirement>;
+
+export type RequirementId = keyof typeof REQUIREMENTS;
+
+const TAG_OF_NEED: Record<Need, string> = { flags: '@flags', local: '@local', stdio: '@stdio-only', http: '@http-only' };
+
+export function tagsFor(id: RequirementId): string[] {
+  const entry: Requirement = REQUIREMENTS[id];
+  return (entry.needs ?? []).map((need) => TAG_OF_NEED[need]);
+}
+
+// The project-level filters: which tags a target cannot run.
+export const EXCLUDED_TAGS: Record<string, RegExp[]> = {
+  stdio: [/@http-only/],
+  http: [/@stdio-only/],
+  'remote-stdio': [/@flags/, /@local/, /@http-only/],
+  'remote-http': [/@flags/, /@local/, /@stdio-only/],
+  container: [/@flags/, /@local/, /@stdio-only/],
+  sandbox: [/@flags/, /@local/, /@stdio-only/],
+};
+
+export function appliesTo(id: RequirementId, target: string): boolean {
+  return !tagsFor(id).some((tag) => (EXCLUDED_TAGS[target] ?? []).some((pattern) => pattern.test(tag)));
+}

@@ -1,0 +1,98 @@
+// write_stdin: polling, typing, killing (grandchildren too), and spent or unknown handles.
+
+import { expect, requirement } from '../harness/fixtures.js';
+import { textOf } from '../harness/zodex.js';
+
+requirement('stdin.poll', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 1; echo three', workdir: '/', yield_time_ms: 300 });
+  expect(first.status).toBe('running');
+  const { result, output } = await z.finish(first, 800);
+  expect(output).toBe('one\ntwo\nthree\n');
+  expect(result).toMatchObject({ status: 'exited', exit_code: 0, termination_reason: 'exit' });
+  expect(result.session_handle).toBeUndefined();
+});
+
+requirement('stdin.output-since-last', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'echo a; sleep 0.6; echo b; sleep 0.6; echo c', workdir: '/', yield_time_ms: 300 });
+  expect(first.output).toBe('a\n');
+  const second = await z.write({ session_handle: first.session_handle!, yield_time_ms: 600 });
+  expect(second.output).toBe('b\n');
+  const third = await z.write({ session_handle: first.session_handle!, yield_time_ms: 5_000 });
+  expect(third.output).toBe('c\n');
+  expect(third.status).toBe('exited');
+});
+
+requirement('stdin.input', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'printf "continue? "; read answer; echo "answer=$answer"', workdir: '/', yield_time_ms: 500 });
+  expect(first).toMatchObject({ status: 'running', output: 'continue? ' });
+  const second = await z.write({ session_handle: first.session_handle!, chars: 'y\n', yield_time_ms: 5_000 });
+  expect(second.status).toBe('exited');
+  expect(second.output).toContain('answer=y\n');
+});
+
+requirement('stdin.kill', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'trap "" TERM INT HUP; echo stubborn; while :; do sleep 1; done', workdir: '/', yield_time_ms: 500 });
+  expect(first.status).toBe('running');
+  const killed = await z.write({ session_handle: first.session_handle!, kill_process: true });
+  expect(killed).toMatchObject({ status: 'exited', termination_reason: 'killed' });
+  expect(killed.summary).toMatch(/^killed after \d+\.\ds$/);
+  expect(killed.session_handle).toBeUndefined();
+});
+
+requirement('stdin.kill-grandchildren', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  const cmd = `sh -c 'sleep 300 & echo $! > "${dir}/grandchild"; wait' & sleep 300 & echo $! > '${dir}/child'; (setsid sleep 300 & echo $! > '${dir}/other-session-parent') ; wait`;
+  const first = await z.exec({ cmd, workdir: dir, yield_time_ms: 1_000 });
+  expect(first.status).toBe('running');
+  const pids = (await z.sh(`cat '${dir}/grandchild' '${dir}/child'`)).trim().split('\n');
+  expect(pids).toHaveLength(2);
+  for (const pid of pids) expect(await z.sh(`kill -0 ${pid} && echo alive`)).toBe('alive\n');
+  await z.write({ session_handle: first.session_handle!, kill_process: true });
+  for (const pid of pids) {
+    await expect.poll(async () => (await z.sh(`kill -0 ${pid} 2>/dev/null && echo alive || echo gone`)).trim(), { timeout: 5_000 }).toBe('gone');
+  }
+  // a process that left with setsid is no longer ours to kill; clean it up here
+  await z.sh(`kill $(cat '${dir}/other-session-parent') 2>/dev/null; true`);
+});
+
+requirement('stdin.unknown-handle', async ({ zodex }) => {
+  const z = await zodex();
+  for (const handle of ['zs_AAAAAAAAAAAAAAAAAAAAAAAA', '1234', 'session-token']) {
+    const result = await z.call('write_stdin', { session_handle: handle, yield_time_ms: 10 });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^UNKNOWN_SESSION: /);
+  }
+});
+
+requirement('stdin.spent-handle', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'sleep 0.5; echo done', workdir: '/', yield_time_ms: 100 });
+  expect(first.status).toBe('running');
+  const { result } = await z.finish(first);
+  expect(result.status).toBe('exited');
+  const again = await z.call('write_stdin', { session_handle: first.session_handle!, yield_time_ms: 10 });
+  expect(again.isError).toBe(true);
+  expect(textOf(again)).toMatch(/^UNKNOWN_SESSION: .*exec_command/);
+});
+
+requirement('stdin.handle-not-conversation', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'read line; echo "got $line"', workdir: '/', yield_time_ms: 200 });
+  expect(first.status).toBe('running');
+  // a second conversation (a second MCP session on the same server) continues the process
+  const { connectHttp } = await import('../harness/target.js');
+  const url = z.target.managed ? z.server.url! : process.env.ZODEX_CONFORMANCE_URL!;
+  const other = await connectHttp(url);
+  try {
+    const result = (await other.client.callTool({ name: 'write_stdin', arguments: { session_handle: first.session_handle, chars: 'hi\n', yield_time_ms: 5_000 } })) as { structuredContent: { output: string; status: string } };
+    expect(result.structuredContent.status).toBe('exited');
+    expect(result.structuredContent.output).toContain('got hi');
+  } finally {
+    await other.client.close();
+  }
+});

@@ -1,0 +1,56 @@
+// The MCP surface of seed 000: tools, instructions, annotations, schemas, result shape.
+
+import { expect, requirement } from '../harness/fixtures.js';
+
+requirement('surface.three-tools', async ({ zodex }) => {
+  const z = await zodex({ args: ['--mode', 'sprite'] });
+  const { tools } = await z.client.listTools();
+  expect(tools.map((tool) => tool.name).sort()).toEqual(['apply_patch', 'exec_command', 'write_stdin']);
+});
+
+requirement('surface.instructions', async ({ zodex }) => {
+  const z = await zodex();
+  expect(z.client.getInstructions()).toMatch(/^zodex remote execution tools\b/);
+});
+
+requirement('surface.annotations', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
+  expect(tools.length).toBeGreaterThanOrEqual(3);
+  for (const tool of tools) {
+    expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+  }
+});
+
+requirement('surface.descriptions', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
+  const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool.description ?? '']));
+  expect(byName.exec_command).toMatch(/^Run a shell command\b/);
+  expect(byName.write_stdin).toMatch(/^Write to or poll a running session\b/);
+  expect(byName.apply_patch).toMatch(/^Apply a Codex-style patch to files\b/);
+});
+
+requirement('surface.required-inputs', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
+  const required = Object.fromEntries(tools.map((tool) => [tool.name, (tool.inputSchema.required ?? []).slice().sort()]));
+  expect(required.exec_command).toContain('cmd');
+  expect(required.write_stdin).toEqual(['session_handle']);
+  expect(required.apply_patch).toEqual(['patch', 'workdir']);
+  const exec = tools.find((tool) => tool.name === 'exec_command')!;
+  expect(Object.keys(exec.inputSchema.properties ?? {}).sort()).toEqual(['cmd', 'timeout_ms', 'workdir', 'yield_time_ms']);
+});
+
+requirement('surface.structured-results', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
+  for (const name of ['exec_command', 'write_stdin']) {
+    const tool = tools.find((candidate) => candidate.name === name)!;
+    expect(tool.outputSchema?.type, name).toBe('object');
+    expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['summary', 'output', 'status', 'cwd', 'session_handle', 'exit_code', 'termination_reason']));
+  }
+  // execResult() checks that the first text block is the same JSON as structuredContent.
+  const result = await z.exec({ cmd: 'echo structured', workdir: '/' });
+  expect(result.output).toBe('structured\n');
+});

@@ -1,0 +1,86 @@
+// Seed 002's workdir rules, for exec_command and apply_patch, each with proof of no side effect.
+
+import { expect, requirement } from '../harness/fixtures.js';
+import { textOf, type Zodex } from '../harness/zodex.js';
+
+const addFile = (file: string) => `*** Begin Patch\n*** Add File: ${file}\n+created\n*** End Patch\n`;
+
+async function expectError(z: Zodex, name: string, args: Record<string, unknown>, code: string): Promise<string> {
+  const result = await z.call(name, args);
+  expect(result.isError, `${name} should fail with ${code}`).toBe(true);
+  const text = textOf(result);
+  expect(text).toContain(code);
+  return text;
+}
+
+requirement('workdir.required', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  await expectError(z, 'exec_command', { cmd: `touch '${dir}/ran'` }, 'WORKDIR_REQUIRED');
+  await expectError(z, 'apply_patch', { patch: addFile(`${dir}/patched`) }, 'WORKDIR_REQUIRED');
+  expect(await z.sh(`ls -A '${dir}'`)).toBe('');
+});
+
+requirement('workdir.absolute', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  const text = await expectError(z, 'exec_command', { cmd: 'touch ran', workdir: 'relative/dir' }, 'WORKDIR_NOT_ABSOLUTE');
+  expect(text).toContain('relative/dir');
+  await expectError(z, 'apply_patch', { workdir: '.', patch: addFile('patched') }, 'WORKDIR_NOT_ABSOLUTE');
+  expect(await z.sh(`ls -A '${dir}'`)).toBe('');
+});
+
+requirement('workdir.exists', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  await expectError(z, 'exec_command', { cmd: `touch '${dir}/ran'`, workdir: `${dir}/missing` }, 'WORKDIR_NOT_FOUND');
+  await expectError(z, 'apply_patch', { workdir: `${dir}/missing`, patch: addFile('patched') }, 'WORKDIR_NOT_FOUND');
+  expect(await z.sh(`ls -A '${dir}'`)).toBe('');
+});
+
+requirement('workdir.directory', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  await z.sh(`echo x > '${dir}/file'`);
+  await expectError(z, 'exec_command', { cmd: `touch '${dir}/ran'`, workdir: `${dir}/file` }, 'WORKDIR_NOT_A_DIRECTORY');
+  await expectError(z, 'apply_patch', { workdir: `${dir}/file`, patch: addFile(`${dir}/patched`) }, 'WORKDIR_NOT_A_DIRECTORY');
+  expect(await z.sh(`ls -A '${dir}'`)).toBe('file\n');
+});
+
+requirement('workdir.no-side-effect', async ({ zodex }) => {
+  const z = await zodex();
+  const dir = await z.scratch();
+  const bad = [undefined, 'rel', `${dir}/nope`, `${dir}/file`];
+  const token = `zodex-never-${Date.now()}`;
+  await z.sh(`echo x > '${dir}/file'`);
+  for (const workdir of bad) {
+    const args: Record<string, unknown> = { cmd: `touch '${dir}/ran'; exec -a ${token} sleep 30` };
+    if (workdir !== undefined) args.workdir = workdir;
+    const result = await z.call('exec_command', args);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent?.session_handle).toBeUndefined();
+    const patchArgs: Record<string, unknown> = { patch: addFile(`${dir}/patched`) };
+    if (workdir !== undefined) patchArgs.workdir = workdir;
+    expect((await z.call('apply_patch', patchArgs)).isError).toBe(true);
+  }
+  expect(await z.sh(`ls -A '${dir}'`)).toBe('file\n');
+  // nothing was started either: no `sleep 30` of ours is running
+  // "[z]" keeps pgrep from matching the shell that runs it
+  expect(await z.sh(`pgrep -f "[z]${token.slice(1)}" >/dev/null && echo running || echo none`)).toBe('none\n');
+});
+
+requirement('workdir.default', async ({ zodex }) => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-default-')));
+  try {
+    const z = await zodex({ args: ['--default-workdir', dir] });
+    const result = await z.exec({ cmd: 'pwd' });
+    expect(result.cwd).toBe(dir);
+    expect(result.output).toBe(`${dir}\n`);
+    await expectError(z, 'apply_patch', { patch: addFile('x') }, 'WORKDIR_REQUIRED');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { isLoopbackHost, parseCli, parseListen, UsageError, type Config } from '../../src/cli/config.js';
+
+function config(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
+  const request = parseCli(argv, env);
+  if (request.kind !== 'run') throw new Error(`expected a run request, got ${request.kind}`);
+  return request.config;
+}
+
+function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
+  try {
+    parseCli(argv, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error(`zodexd ${argv.join(' ')} was accepted`);
+}
+
+describe('CLI defaults and precedence', () => {
+  it('defaults to stdio, 127.0.0.1:7391, local mode', () => {
+    const c = config([]);
+    expect(c.transport).toBe('stdio');
+    expect(c.listen).toEqual({ host: '127.0.0.1', port: 7391 });
+    expect(c.mode).toBe('local');
+    expect(c.maxExecTimeoutMs).toBe(7_200_000);
+    expect(c.allowHosts).toEqual([]);
+  });
+
+  it('reads ZODEX_TRANSPORT, ZODEX_LISTEN and ZODEX_ALLOW_HOST, and flags win', () => {
+    const env = { ZODEX_TRANSPORT: 'http', ZODEX_LISTEN: '127.0.0.1:9000', ZODEX_ALLOW_HOST: 'a.example, B.example' };
+    const fromEnv = config([], env);
+    expect(fromEnv.transport).toBe('http');
+    expect(fromEnv.listen.port).toBe(9000);
+    expect(fromEnv.allowHosts).toEqual(['a.example', 'b.example']);
+    const fromFlags = config(['--listen', '127.0.0.1:9001', '--allow-host', 'c.example', '--allow-host', 'd.example'], env);
+    expect(fromFlags.listen.port).toBe(9001);
+    expect(fromFlags.allowHosts).toEqual(['c.example', 'd.example']);
+    expect(config(['--transport', 'stdio'], env).transport).toBe('stdio');
+  });
+
+  it('ignores HTTP-only environment variables on stdio, saying so', () => {
+    const c = config([], { ZODEX_LISTEN: '127.0.0.1:1' });
+    expect(c.notices.join()).toMatch(/ignoring ZODEX_LISTEN/);
+  });
+
+  it('answers --help and --version', () => {
+    expect(parseCli(['--help']).kind).toBe('help');
+    expect(parseCli(['-V']).kind).toBe('version');
+  });
+});
+
+describe('CLI refusals (seed 003)', () => {
+  it.each([
+    [['--listen', '127.0.0.1:7391'], /--listen only applies to --transport http/],
+    [['--allow-host', 'x'], /--allow-host only applies to --transport http/],
+    [['--transport', 'http', '--listen', '0.0.0.0:7391'], /wildcard bind.*e\.g\. --listen 127\.0\.0\.1:7391/],
+    [['--transport', 'http', '--listen', '[::]:7391'], /wildcard/],
+    [['--transport', 'http', '--listen', '::'], /not HOST:PORT/],
+    [['--transport', 'http', '--listen', ':7391'], /wildcard/],
+    [['--transport', 'http', '--listen', 'localhost'], /not HOST:PORT/],
+    [['--transport', 'http', '--listen', '127.0.0.1:99999'], /port must be 0-65535/],
+    [['--transport', 'http', '--allow-host', 'host.docker.internal:80'], /without a port; write --allow-host host\.docker\.internal/],
+    [['--transport', 'http', '--allow-host', '[::1]:80'], /without a port/],
+    [['--transport', 'udp'], /--transport "udp" is not one of stdio, http/],
+    [['--mode', 'cloud'], /--mode "cloud" is not one of local, sprite/],
+    [['--max-exec-timeout-ms', '1e3'], /--max-exec-timeout-ms "1e3" is not a whole number/],
+    [['--max-exec-timeout-ms', '0'], /at least 1/],
+    [['--default-workdir', 'relative'], /--default-workdir must be an absolute path/],
+    [['--default-workdir', '/definitely/not/here'], /does not exist/],
+    [['--transport', 'http', '--listen', '10.1.2.3:7391'], /token is required.*--auth-token-file/],
+    [['--bogus'], /Unknown option '--bogus'.*zodexd --help/],
+    [['positional'], /positional/i],
+  ])('zodexd %j', (argv, pattern) => {
+    expect(refusal(argv)).toMatch(pattern);
+  });
+
+  it('allows a non-loopback bind with a token or --insecure-no-auth', () => {
+    const token = 'x'.repeat(32);
+    expect(config(['--transport', 'http', '--listen', '10.1.2.3:7391'], { ZODEX_AUTH_TOKEN: token }).authToken).toBe(token);
+    expect(config(['--transport', 'http', '--listen', '10.1.2.3:7391', '--insecure-no-auth']).insecureNoAuth).toBe(true);
+  });
+});
+
+describe('address helpers', () => {
+  it('knows loopback hosts', () => {
+    for (const host of ['127.0.0.1', '127.9.8.7', 'localhost', 'LOCALHOST', '[::1]', '::1', 'app.localhost']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['10.0.0.1', 'example.com', '::2', 'host.docker.internal', '0.0.0.0']) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
+  it('parses IPv6 listen addresses and port 0', () => {
+    expect(parseListen('[::1]:0')).toEqual({ host: '::1', port: 0 });
+  });
+});

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The zodexd entry: parse argv and environment, then serve over the chosen transport.
+// Usage errors print one line to stderr and exit 2, with nothing on stdout.
+
+import { createRuntime, VERSION } from '../server/runtime.js';
+import { serveStdio } from '../transport/stdio.js';
+import { parseCli, UsageError, USAGE } from './config.js';
+
+function log(message: string): void {
+  process.stderr.write(`zodexd: ${message}\n`);
+}
+
+async function main(): Promise<void> {
+  let request;
+  try {
+    request = parseCli(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      log(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if (request.kind === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (request.kind === 'version') {
+    process.stdout.write(`zodexd ${VERSION}\n`);
+    return;
+  }
+  const { config } = request;
+  for (const notice of config.notices) log(notice);
+  if (config.transport === 'http') {
+    log('--transport http is not available in this build yet; use --transport stdio');
+    process.exit(2);
+  }
+  const runtime = createRuntime(config, log);
+  await serveStdio(runtime);
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

@@ -1,0 +1,164 @@
+// The process engine: starts commands on PTYs, keeps the sessions that outlive a call, and
+// answers "wait up to N ms, then tell me what happened". Knows nothing of MCP.
+// Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
+// report that carries the exit retires the handle. Owners (conversations) take their
+// sessions with them when they close; shutdown() kills everything.
+
+import { ZodexError } from '../errors.js';
+import type { ShellSetup } from './environment.js';
+import { newSessionHandle, newSessionId } from './handle.js';
+import { killProcessTree } from './kill.js';
+import type { OutputLimits } from './output.js';
+import { spawnPty } from './pty.js';
+import { Session, type SessionReport } from './session.js';
+import type { SpillStore } from './spill.js';
+
+export interface EngineOptions {
+  spawnHelper: string;
+  shell: Promise<ShellSetup>;
+  limits: OutputLimits;
+  spill: SpillStore;
+  maxSessions: number;
+  // How long an ended session whose exit no caller has collected yet is kept.
+  unreportedRetentionMs: number;
+  cols: number;
+  rows: number;
+}
+
+export interface StartRequest {
+  cmd: string;
+  cwd: string;
+  timeoutMs: number;
+  owner: string;
+}
+
+export interface EngineEvents {
+  onSessionStart?(session: Session): void;
+  onSessionEnd?(session: Session): void;
+}
+
+export class ExecEngine {
+  private readonly sessions = new Map<string, Session>();
+  private readonly expiries = new Map<Session, NodeJS.Timeout>();
+  private closing = false;
+
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly events: EngineEvents = {},
+  ) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  async start(request: StartRequest): Promise<Session> {
+    if (this.closing) throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
+    const running = this.list().filter((session) => !session.hasEnded).length;
+    if (running >= this.options.maxSessions) {
+      throw new ZodexError(
+        'SESSION_LIMIT',
+        `${running} sessions are already running (the limit is ${this.options.maxSessions}); ` +
+          'finish or kill one with write_stdin (kill_process: true) before starting another',
+      );
+    }
+    const setup = await this.options.shell;
+    const handle = newSessionHandle();
+    let pty;
+    try {
+      pty = spawnPty({
+        spawnHelper: this.options.spawnHelper,
+        file: setup.shell,
+        args: ['-c', request.cmd],
+        cwd: request.cwd,
+        env: setup.env,
+        cols: this.options.cols,
+        rows: this.options.rows,
+      });
+    } catch (error) {
+      throw new ZodexError('SPAWN_FAILED', `could not start ${setup.shell}: ${(error as Error).message}`);
+    }
+    const session = new Session(
+      {
+        id: newSessionId(),
+        handle,
+        owner: request.owner,
+        cmd: request.cmd,
+        cwd: request.cwd,
+        timeoutMs: request.timeoutMs,
+        limits: this.options.limits,
+        openSpill: () => this.options.spill.create(),
+      },
+      pty,
+    );
+    this.sessions.set(handle, session);
+    this.events.onSessionStart?.(session);
+    void session.waitForEnd().then(() => this.onEnded(session));
+    return session;
+  }
+
+  private onEnded(session: Session): void {
+    this.events.onSessionEnd?.(session);
+    // Nobody may ever ask again: drop the record after a while so memory stays bounded.
+    if (this.sessions.get(session.handle) !== session) return;
+    const timer = setTimeout(() => this.retire(session), this.options.unreportedRetentionMs);
+    timer.unref();
+    this.expiries.set(session, timer);
+  }
+
+  // The session a handle names, or UNKNOWN_SESSION with a message a model can act on.
+  find(handle: string): Session {
+    const session = this.sessions.get(handle);
+    if (!session || session.isSpent) {
+      throw new ZodexError(
+        'UNKNOWN_SESSION',
+        `no running session has the handle ${JSON.stringify(handle)}: it never existed, its exit was already ` +
+          'reported, or its server restarted. Start the command again with exec_command.',
+      );
+    }
+    return session;
+  }
+
+  // Waits until the session ends or `yieldMs` passes, then reports. A report carrying the exit
+  // retires the handle.
+  async collect(session: Session, yieldMs: number, signal?: AbortSignal): Promise<SessionReport> {
+    await session.waitForEnd(Date.now() + yieldMs, signal);
+    const report = session.report();
+    if (report.status === 'exited') this.retire(session);
+    return report;
+  }
+
+  private retire(session: Session): void {
+    if (this.sessions.get(session.handle) !== session) return;
+    this.sessions.delete(session.handle);
+    clearTimeout(this.expiries.get(session));
+    this.expiries.delete(session);
+    session.close();
+  }
+
+  // Kills every session started by `owner` (a conversation that closed).
+  closeOwner(owner: string): void {
+    for (const session of this.list()) {
+      if (session.owner !== owner) continue;
+      session.kill('killed');
+      void session.waitForEnd().then(() => this.retire(session));
+    }
+  }
+
+  // Kills everything: every command gets `graceMs` for zodex-spawn to report, then whatever is
+  // left of its process group is killed outright.
+  async shutdown(graceMs = 500): Promise<void> {
+    this.closing = true;
+    const sessions = this.list();
+    for (const session of sessions) session.kill('killed');
+    const deadline = Date.now() + graceMs;
+    await Promise.all(sessions.map((session) => session.waitForEnd(deadline)));
+    for (const session of sessions) {
+      if (!session.hasEnded) killProcessTree(session.pid);
+      this.retire(session);
+    }
+  }
+}

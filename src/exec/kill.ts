@@ -1,0 +1,75 @@
+// Ending every process a command started. The command's first process (zodex-spawn) leads its
+// own session and process group, so `kill(-pgid)` reaches children and grandchildren. On Linux
+// a /proc sweep also reaches members of the session that moved to another process group and
+// every descendant of zodex-spawn, which, as a child subreaper, inherits the command's orphans
+// (even daemons that left the session with setsid).
+
+import fs from 'node:fs';
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone, or never ours
+  }
+}
+
+interface ProcEntry {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  session: number;
+}
+
+function readProcesses(): ProcEntry[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const processes: ProcEntry[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 1) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    processes.push({ pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]) });
+  }
+  return processes;
+}
+
+// Every process that belongs to the command led by `leader`: its process group, its session,
+// and all their descendants.
+export function commandProcesses(leader: number): number[] {
+  const processes = readProcesses();
+  const children = new Map<number, number[]>();
+  for (const proc of processes) {
+    const siblings = children.get(proc.ppid);
+    if (siblings) siblings.push(proc.pid);
+    else children.set(proc.ppid, [proc.pid]);
+  }
+  const found = new Set<number>();
+  const queue = processes.filter((proc) => proc.pid === leader || proc.pgrp === leader || proc.session === leader).map((proc) => proc.pid);
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    if (found.has(pid)) continue;
+    found.add(pid);
+    for (const child of children.get(pid) ?? []) queue.push(child);
+  }
+  return [...found];
+}
+
+// Kills the command led by `leader`, sparing `spare` (zodex-spawn, so that it can still report
+// the exit with the output complete).
+export function killProcessTree(leader: number, options: { spare?: number } = {}): void {
+  const members = process.platform === 'linux' ? commandProcesses(leader) : [];
+  if (options.spare === undefined || members.length === 0) signalQuietly(-leader, 'SIGKILL');
+  for (const pid of members) if (pid !== options.spare) signalQuietly(pid, 'SIGKILL');
+}

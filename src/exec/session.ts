@@ -1,0 +1,179 @@
+// A session: one running command, its output buffer, its deadline and how it ended.
+// Flow: PTY bytes -> AnsiStripper -> OutputBuffer; the PTY's exit, the timeout or a kill ends
+// it (the termination reason is set once, by whoever ends it first); report() takes a view.
+
+import { AnsiStripper } from './ansi.js';
+import { killProcessTree } from './kill.js';
+import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
+import type { PtyProcess } from './pty.js';
+import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
+
+// After a kill, how long zodex-spawn gets to report before it is killed too.
+const KILL_REPORT_GRACE_MS = 2_000;
+
+export interface SessionEnd {
+  exitCode: number;
+  signal: number | undefined;
+  reason: TerminationReason;
+  endedAt: number;
+}
+
+export interface SessionReport {
+  status: 'running' | 'exited';
+  summary: string;
+  output: string;
+  cwd: string;
+  handle: string | undefined; // only while running
+  exitCode: number | undefined;
+  signal: number | undefined;
+  terminationReason: TerminationReason | undefined;
+  spill: SpillView | undefined;
+  elapsedMs: number;
+}
+
+export interface SessionInit {
+  id: string;
+  handle: string;
+  owner: string;
+  cmd: string;
+  cwd: string;
+  timeoutMs: number;
+  limits: OutputLimits;
+  openSpill: () => SpillSink;
+}
+
+export class Session {
+  readonly id: string;
+  readonly handle: string;
+  readonly owner: string;
+  readonly cmd: string;
+  readonly cwd: string;
+  readonly startedAt = Date.now();
+  private readonly output: OutputBuffer;
+  private readonly stripper = new AnsiStripper();
+  private reason: TerminationReason | undefined;
+  private ended: SessionEnd | undefined;
+  private endReported = false;
+  private readonly timeout: NodeJS.Timeout;
+  private killTimer: NodeJS.Timeout | undefined;
+  private readonly endWaiters = new Set<() => void>();
+  private readonly dataListeners = new Set<(bytes: Uint8Array) => void>();
+
+  constructor(
+    init: SessionInit,
+    private readonly pty: PtyProcess,
+  ) {
+    this.id = init.id;
+    this.handle = init.handle;
+    this.owner = init.owner;
+    this.cmd = init.cmd;
+    this.cwd = init.cwd;
+    this.output = new OutputBuffer(init.limits, init.openSpill);
+    this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
+    pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
+    pty.onExit((exit) => {
+      this.receive(this.stripper.end());
+      this.finish(exit.exitCode, exit.signal);
+    });
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get hasEnded(): boolean {
+    return this.ended !== undefined;
+  }
+
+  // True once a result carried the exit: the handle is then spent.
+  get isSpent(): boolean {
+    return this.endReported;
+  }
+
+  get outputBytes(): number {
+    return this.output.bytes;
+  }
+
+  // Clean output as it arrives, for live observers (Liveboard).
+  onOutput(listener: (bytes: Uint8Array) => void): () => void {
+    this.dataListeners.add(listener);
+    return () => this.dataListeners.delete(listener);
+  }
+
+  private receive(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.output.push(bytes);
+    for (const listener of this.dataListeners) listener(bytes);
+  }
+
+  private finish(exitCode: number, signal: number | undefined): void {
+    if (this.ended) return;
+    clearTimeout(this.timeout);
+    if (this.killTimer) clearTimeout(this.killTimer);
+    this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now() };
+    for (const wake of this.endWaiters) wake();
+    this.endWaiters.clear();
+    // The shell is gone; whatever it left behind goes with it. This runs after the waiting
+    // calls have sent their results, and while zodex-spawn still holds the command's orphans.
+    setImmediate(() => {
+      killProcessTree(this.pty.pid);
+      this.pty.dispose();
+    });
+  }
+
+  write(chars: string): void {
+    if (!this.ended) this.pty.write(chars);
+  }
+
+  // Kills every process of the command. zodex-spawn is spared at first so that it reports the
+  // exit with all output read; if it has not within the grace period, it is killed as well.
+  kill(reason: Exclude<TerminationReason, 'exit'>): void {
+    if (this.ended) return;
+    this.reason ??= reason;
+    killProcessTree(this.pty.pid, { spare: this.pty.pid });
+    this.killTimer ??= setTimeout(() => killProcessTree(this.pty.pid), KILL_REPORT_GRACE_MS);
+  }
+
+  // Resolves when the command ends, at `deadline` (epoch ms) if one is given, or when `signal`
+  // aborts, whichever is first.
+  waitForEnd(deadline?: number, signal?: AbortSignal): Promise<void> {
+    if (this.ended || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.endWaiters.delete(done);
+        resolve();
+      };
+      const timer = deadline === undefined ? undefined : setTimeout(done, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', done, { once: true });
+      this.endWaiters.add(done);
+    });
+  }
+
+  // The result view: output since the previous report, status, and the end once there is one.
+  report(): SessionReport {
+    const ended = this.ended;
+    const view = this.output.take(ended !== undefined);
+    const now = ended?.endedAt ?? Date.now();
+    const elapsedMs = now - this.startedAt;
+    if (ended) this.endReported = true;
+    return {
+      status: ended ? 'exited' : 'running',
+      summary: ended ? exitedSummary(elapsedMs, ended.reason, ended.exitCode) : runningSummary(elapsedMs, this.handle),
+      output: view.text,
+      cwd: this.cwd,
+      handle: ended ? undefined : this.handle,
+      exitCode: ended?.exitCode,
+      signal: ended?.signal,
+      terminationReason: ended?.reason,
+      spill: view.spill,
+      elapsedMs,
+    };
+  }
+
+  // Releases the output buffer's spill file; the session object is dropped after this.
+  close(): void {
+    this.output.close();
+  }
+}

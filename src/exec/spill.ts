@@ -1,0 +1,196 @@
+// Spill files: where a session's stream goes once it outgrows the inline limit.
+// Layout: PARENT (default $TMPDIR/zodex-UID, 0700, ours, never a symlink) / spill-XXXXXX (one
+// folder per server, made by mkdtemp: 0700) / out-<time>-<random>.txt (0600, O_EXCL|O_NOFOLLOW).
+// Each file keeps the first capBytes of the stream; cleanup removes our stale files hourly.
+
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { SpillSink } from './output.js';
+
+export const SPILL_FOLDER_PATTERN = /^spill-[A-Za-z0-9]{6}$/;
+export const SPILL_FILE_PATTERN = /^out-[0-9a-z]+-[0-9a-f]{8}\.txt$/;
+const HOUR_MS = 3_600_000;
+
+export interface SpillOptions {
+  parentDir: string;
+  capBytes: number;
+  maxAgeMs: number;
+}
+
+export function defaultSpillParent(): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return path.join(os.tmpdir(), `zodex-${uid}`);
+}
+
+// Makes PARENT if missing, then checks it is a real directory of ours that nobody else can
+// write into. Throws an Error whose message says what is wrong.
+function ensurePrivateParent(parentDir: string): void {
+  try {
+    fs.mkdirSync(parentDir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stat = fs.lstatSync(parentDir);
+  if (stat.isSymbolicLink()) throw new Error(`${parentDir} is a symbolic link; refusing to follow it`);
+  if (!stat.isDirectory()) throw new Error(`${parentDir} is not a directory`);
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
+    throw new Error(`${parentDir} belongs to uid ${stat.uid}, not to this user`);
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    throw new Error(`${parentDir} is writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
+  }
+}
+
+export class SpillStore {
+  private folder: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: SpillOptions) {}
+
+  get capBytes(): number {
+    return this.options.capBytes;
+  }
+
+  // The server's own folder, made on first use; retried on the next spill if it failed.
+  private ensureFolder(): string {
+    if (this.folder) return this.folder;
+    ensurePrivateParent(this.options.parentDir);
+    this.folder = fs.mkdtempSync(path.join(this.options.parentDir, 'spill-'));
+    return this.folder;
+  }
+
+  create(): SpillSink {
+    try {
+      const folder = this.ensureFolder();
+      const name = `out-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.txt`;
+      const file = path.join(folder, name);
+      const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+      const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      return new SpillFile(file, fd, this.options.capBytes);
+    } catch (error) {
+      return new FailedSpill(`spilling failed: ${describe(error)}`);
+    }
+  }
+
+  // Removes spill files older than maxAgeMs from every server folder under PARENT (ours and
+  // those of servers gone before), then folders left empty and stale. Touches nothing else.
+  async cleanup(now = Date.now()): Promise<number> {
+    const { parentDir, maxAgeMs } = this.options;
+    let removed = 0;
+    let folders: fs.Dirent[];
+    try {
+      const parent = await fs.promises.lstat(parentDir);
+      if (!parent.isDirectory()) return 0;
+      folders = await fs.promises.readdir(parentDir, { withFileTypes: true });
+    } catch {
+      return 0;
+    }
+    for (const entry of folders) {
+      if (!entry.isDirectory() || !SPILL_FOLDER_PATTERN.test(entry.name)) continue;
+      const folder = path.join(parentDir, entry.name);
+      let files: fs.Dirent[];
+      try {
+        files = await fs.promises.readdir(folder, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      let kept = 0;
+      for (const file of files) {
+        if (!file.isFile() || !SPILL_FILE_PATTERN.test(file.name)) {
+          kept++;
+          continue;
+        }
+        const filePath = path.join(folder, file.name);
+        try {
+          const stat = await fs.promises.lstat(filePath);
+          if (now - stat.mtimeMs > maxAgeMs) {
+            await fs.promises.unlink(filePath);
+            removed++;
+          } else kept++;
+        } catch {
+          kept++;
+        }
+      }
+      if (kept === 0 && folder !== this.folder) {
+        try {
+          const stat = await fs.promises.lstat(folder);
+          if (now - stat.mtimeMs > maxAgeMs) await fs.promises.rmdir(folder);
+        } catch {
+          // in use or already gone: leave it
+        }
+      }
+    }
+    return removed;
+  }
+
+  // Cleanup now and then every hour, without keeping the process alive.
+  startCleanup(onError: (message: string) => void): void {
+    const run = () => this.cleanup().catch((error) => onError(`spill cleanup failed: ${describe(error)}`));
+    void run();
+    this.timer = setInterval(run, HOUR_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
+
+class SpillFile implements SpillSink {
+  private written = 0;
+  private offered = 0;
+  error: string | undefined;
+
+  constructor(
+    readonly path: string,
+    private fd: number | undefined,
+    private readonly capBytes: number,
+  ) {}
+
+  get truncated(): boolean {
+    return this.offered > this.capBytes;
+  }
+
+  write(bytes: Uint8Array): void {
+    this.offered += bytes.length;
+    if (this.fd === undefined) return;
+    const room = this.capBytes - this.written;
+    const slice = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    try {
+      let done = 0;
+      while (done < slice.length) done += fs.writeSync(this.fd, slice, done, slice.length - done);
+      this.written += done;
+    } catch (error) {
+      this.error = `spilling failed after ${this.written} bytes: ${describe(error)}`;
+      this.close();
+      return;
+    }
+    if (this.written >= this.capBytes) this.close();
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // nothing useful to do
+    }
+  }
+}
+
+class FailedSpill implements SpillSink {
+  readonly path = undefined;
+  readonly truncated = false;
+  constructor(readonly error: string) {}
+  write(): void {}
+  close(): void {}
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

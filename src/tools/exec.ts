@@ -1,0 +1,106 @@
+// exec_command and write_stdin: validate and clamp the arguments, drive the engine, and shape
+// its report into the result contract (one shape for both tools).
+
+import os from 'node:os';
+import { ZodexError } from '../errors.js';
+import type { ExecEngine } from '../exec/engine.js';
+import type { Session, SessionReport } from '../exec/session.js';
+import { formatSeconds } from '../exec/summary.js';
+import { EXEC_DEFAULT_YIELD_MS, MAX_YIELD_MS, PROGRESS_INTERVAL_MS, WRITE_STDIN_DEFAULT_YIELD_MS, type ExecResult } from './schemas.js';
+import { resolveWorkdir } from './workdir.js';
+
+// How long a kill_process call waits for the command to be gone before it reports.
+const KILL_WAIT_MS = 5_000;
+
+export interface ExecToolContext {
+  engine: ExecEngine;
+  owner: string;
+  defaultWorkdir: string | undefined;
+  maxExecTimeoutMs: number;
+}
+
+export interface CallControl {
+  signal: AbortSignal;
+  // Sends a progress notification, when the caller asked for them.
+  progress: ((message: string) => void) | undefined;
+}
+
+export interface ExecCommandArgs {
+  cmd: string;
+  workdir?: string | undefined;
+  yield_time_ms?: number | undefined;
+  timeout_ms?: number | undefined;
+}
+
+export interface WriteStdinArgs {
+  session_handle: string;
+  chars?: string | undefined;
+  yield_time_ms?: number | undefined;
+  kill_process?: boolean | undefined;
+}
+
+export function clampYield(value: number | undefined, fallback: number): number {
+  if (value === undefined || Number.isNaN(value)) return fallback;
+  return Math.round(Math.min(MAX_YIELD_MS, Math.max(0, value)));
+}
+
+export async function execCommand(args: ExecCommandArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecResult> {
+  const cwd = resolveWorkdir(args.workdir, ctx.defaultWorkdir);
+  const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS);
+  const timeoutMs = Math.min(Math.ceil(args.timeout_ms ?? ctx.maxExecTimeoutMs), ctx.maxExecTimeoutMs);
+  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner });
+  const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
+  // A cancelled call never delivers its handle, so nobody could ever reach this process again.
+  if (call.signal.aborted && report.status === 'running') session.kill('killed');
+  return toExecResult(report);
+}
+
+export async function writeStdin(args: WriteStdinArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecResult> {
+  if (args.kill_process && args.chars !== undefined && args.chars !== '') {
+    throw new ZodexError('INVALID_ARGUMENT', 'send chars and kill_process in separate calls: type first, then kill if needed');
+  }
+  const session = ctx.engine.find(args.session_handle);
+  if (args.kill_process) {
+    session.kill('killed');
+    return toExecResult(await ctx.engine.collect(session, KILL_WAIT_MS, call.signal));
+  }
+  if (args.chars) session.write(args.chars);
+  const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS);
+  return toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call));
+}
+
+async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl): Promise<SessionReport> {
+  const progress = call.progress;
+  if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal);
+  const timer = setInterval(() => {
+    progress(`still running after ${formatSeconds(Date.now() - session.startedAt)}`);
+  }, PROGRESS_INTERVAL_MS);
+  try {
+    return await engine.collect(session, yieldMs, call.signal);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const signalNames = new Map<number, string>(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+
+export function toExecResult(report: SessionReport): ExecResult {
+  const result: ExecResult = {
+    summary: report.summary,
+    output: report.output,
+    status: report.status,
+    cwd: report.cwd,
+  };
+  if (report.handle !== undefined) result.session_handle = report.handle;
+  if (report.exitCode !== undefined) result.exit_code = report.exitCode;
+  if (report.terminationReason !== undefined) result.termination_reason = report.terminationReason;
+  if (report.signal !== undefined) result.signal = signalNames.get(report.signal) ?? `signal ${report.signal}`;
+  if (report.spill) {
+    if (report.spill.file !== undefined) result.output_file = report.spill.file;
+    result.output_chars = report.spill.chars;
+    result.output_lines = report.spill.lines;
+    result.output_file_truncated = report.spill.truncated;
+    if (report.spill.error !== undefined) result.output_file_error = report.spill.error;
+  }
+  return result;
+}

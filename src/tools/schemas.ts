@@ -1,0 +1,143 @@
+// Zod schemas of every tool's input and of the exec result: the single source for the JSON
+// schemas clients see, for runtime validation, and for the TypeScript types of handlers.
+// Descriptions carry the defaults and bounds, so a model can act on them.
+
+import { z } from 'zod';
+
+export const EXEC_DEFAULT_YIELD_MS = 10_000;
+export const WRITE_STDIN_DEFAULT_YIELD_MS = 1_000;
+// Longer waits are fine for clients that send a progressToken (progress every few seconds);
+// others should stay under their request timeout, often 60 s.
+export const MAX_YIELD_MS = 300_000;
+export const PROGRESS_INTERVAL_MS = 5_000;
+
+export interface SchemaLimits {
+  maxExecTimeoutMs: number;
+  defaultWorkdir: string | undefined;
+  inlineLimitBytes: number;
+  previewBytes: number;
+  spillCapBytes: number;
+}
+
+const kib = (bytes: number) => (bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`);
+
+function workdirField(limits: SchemaLimits, purpose: string) {
+  const described = `Absolute path of an existing directory ${purpose}. Relative paths, missing or non-directory paths are rejected before anything runs.`;
+  if (limits.defaultWorkdir !== undefined) {
+    return z.string().optional().describe(`${described} Optional: defaults to ${limits.defaultWorkdir}.`);
+  }
+  return z
+    .string({ error: (issue) => (issue.input === undefined ? 'WORKDIR_REQUIRED: workdir is required: pass the absolute path of an existing directory' : undefined) })
+    .describe(`${described} Required.`);
+}
+
+const yieldField = (defaultMs: number) =>
+  z
+    .number({ error: 'yield_time_ms must be a number of milliseconds' })
+    .optional()
+    .describe(
+      `How long to wait for the command to finish before returning what it printed so far (ms). ` +
+        `Default ${defaultMs}; values outside 0-${MAX_YIELD_MS} are clamped. The call returns as soon as the command exits.`,
+    );
+
+export function execCommandInput(limits: SchemaLimits) {
+  return {
+    cmd: z
+      .string({ error: 'cmd must be a string: the shell command line to run' })
+      .min(1, 'cmd is empty: pass the command line to run, e.g. "ls -la"')
+      .describe('Shell command line, run by the shell as `$SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal).'),
+    workdir: workdirField(limits, 'to run the command in'),
+    yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS),
+    timeout_ms: z
+      .number({ error: 'timeout_ms must be a number of milliseconds' })
+      .positive('timeout_ms must be positive: the command is killed after this many milliseconds')
+      .optional()
+      .describe(
+        `Kill the command (its whole process group) after this many ms. Default and maximum ${limits.maxExecTimeoutMs}; larger values are capped.`,
+      ),
+  };
+}
+
+export function writeStdinInput() {
+  return {
+    session_handle: z
+      .string({ error: 'session_handle is required: pass the handle a running exec_command result returned' })
+      .min(1, 'session_handle is empty: pass the handle a running exec_command result returned')
+      .describe('The session_handle from a result whose status was "running". It is a capability: keep it private.'),
+    chars: z
+      .string({ error: 'chars must be a string' })
+      .optional()
+      .describe('Text to type into the terminal. Include "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. Omit to just poll.'),
+    yield_time_ms: yieldField(WRITE_STDIN_DEFAULT_YIELD_MS),
+    kill_process: z
+      .boolean({ error: 'kill_process must be true or false' })
+      .optional()
+      .describe('true: kill the command and everything it started (SIGKILL to its process group); the result reports "killed".'),
+  };
+}
+
+export function applyPatchInput() {
+  return {
+    workdir: z
+      .string({ error: (issue) => (issue.input === undefined ? 'WORKDIR_REQUIRED: workdir is required: pass the absolute path of an existing directory' : undefined) })
+      .describe('Absolute path of an existing directory. Relative paths in the patch resolve against it; absolute paths are used as they are.'),
+    patch: z
+      .string({ error: 'patch is required: pass the patch text, from "*** Begin Patch" to "*** End Patch"' })
+      .describe('The patch, from "*** Begin Patch" to "*** End Patch".'),
+  };
+}
+
+export function execResultShape() {
+  return {
+    summary: z.string().describe('One line: "exited 0 after 0.3s", "still running after 30.1s; use session_handle H to poll", "timed out after 120.0s" or "killed after 12.6s".'),
+    output: z.string().describe('Terminal output since the previous call on this session, escape sequences removed; once the stream spilled to output_file, only its latest tail.'),
+    status: z.enum(['running', 'exited']),
+    cwd: z.string().describe('The directory the command runs in.'),
+    session_handle: z.string().optional().describe('Present while running: pass it to write_stdin.'),
+    exit_code: z.number().int().optional().describe('Once exited: the exit status (128+N when killed by signal N).'),
+    termination_reason: z.enum(['exit', 'timeout', 'killed']).optional(),
+    signal: z.string().optional().describe('The signal that ended the command, when one did (e.g. SIGKILL).'),
+    output_file: z.string().optional().describe('Private file (0600) holding the whole output stream from its first byte, up to the cap.'),
+    output_chars: z.number().int().optional().describe('Unicode code points in the whole stream so far.'),
+    output_lines: z.number().int().optional().describe('Lines in the whole stream so far (a last line without newline counts).'),
+    output_file_truncated: z.boolean().optional().describe('true once the stream outgrew the file cap: the file holds its first bytes only.'),
+    output_file_error: z.string().optional().describe('Why spilling to output_file failed; the preview in output still works.'),
+  };
+}
+
+const execResultObject = z.object(execResultShape());
+export type ExecResult = z.infer<typeof execResultObject>;
+
+export function describeExecCommand(limits: SchemaLimits): string {
+  return [
+    'Run a shell command.',
+    `Runs cmd in a pseudo-terminal in workdir and returns when it exits or after yield_time_ms (default ${EXEC_DEFAULT_YIELD_MS}), whichever is first.`,
+    'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill.',
+    'Output is stdout and stderr interleaved as the terminal saw them, with ANSI escape sequences removed and "\\r\\n" turned into "\\n".',
+    `When a command prints more than ${kib(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${kib(limits.spillCapBytes)} kept) and output shows only the last ${kib(limits.previewBytes)} of what is new;`,
+    "output_chars and output_lines count the whole stream. Read the file with later commands, e.g. `sed -n '1,200p' FILE`, `tail -n 100 FILE` or `grep -n PATTERN FILE`.",
+    `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
+    'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
+    `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting, so a long yield_time_ms does not trip the client's request timeout.`,
+  ].join(' ');
+}
+
+export const WRITE_STDIN_DESCRIPTION = [
+  'Write to or poll a running session.',
+  'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
+  `(default ${WRITE_STDIN_DEFAULT_YIELD_MS}) for the command to finish and returns the output printed since the previous call;`,
+  'with chars it types them first; with kill_process: true it kills the command and everything it started.',
+  'Once a result reports status "exited", the handle is spent.',
+  `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
+].join(' ');
+
+export const APPLY_PATCH_DESCRIPTION = [
+  'Apply a Codex-style patch to files.',
+  'Format: "*** Begin Patch", then for each file "*** Add File: PATH" (lines prefixed with +), "*** Delete File: PATH",',
+  'or "*** Update File: PATH" (optionally "*** Move to: NEW_PATH") followed by chunks that start with "@@" or "@@ <line naming the',
+  'function or class>" and hold context lines (prefixed with a space), removed lines (-) and added lines (+); "*** End of File" anchors',
+  'a chunk at the end of the file; then "*** End Patch". Give about 3 lines of context around each change.',
+  'Each file operation applies atomically and independently: if some fail, the others are still applied and not rolled back;',
+  'the error lists the files changed and each failed operation with its reason. Retry only the failed operations after re-reading those files.',
+  'Context must match one place only; ambiguous context is an error, never a guess. Relative paths resolve against workdir.',
+].join(' ');

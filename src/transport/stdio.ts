@@ -1,0 +1,34 @@
+// MCP over stdio: one conversation on stdin/stdout (newline-delimited JSON-RPC); stdout carries
+// only protocol, diagnostics go to stderr. When stdin ends, stdout breaks, or SIGINT/SIGTERM
+// arrives, every command is killed and the process exits (the SDK's transport does not notice
+// stdin closing while a PTY is open, so we listen ourselves).
+
+import { randomBytes } from 'node:crypto';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Runtime } from '../server/runtime.js';
+import { createMcpServer } from '../server/server.js';
+
+export async function serveStdio(runtime: Runtime): Promise<void> {
+  const conversation = { id: randomBytes(8).toString('hex') };
+  const server = createMcpServer(runtime, conversation);
+  const transport = new StdioServerTransport();
+
+  let stopping = false;
+  const stop = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (why !== 'stdin closed') runtime.log(`stopping: ${why}`);
+    const exit = () => process.exit(0);
+    runtime.close().then(exit, exit);
+  };
+
+  process.stdin.on('end', () => stop('stdin closed'));
+  process.stdin.on('close', () => stop('stdin closed'));
+  process.stdout.on('error', () => stop('stdout closed'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGHUP'));
+  transport.onclose = () => stop('transport closed');
+
+  await server.connect(transport);
+}
