@@ -49,6 +49,7 @@
 
 static volatile sig_atomic_t hung_up = 0;
 static void on_hangup(int sig) { (void)sig; hung_up = 1; }
+static void on_child(int sig) { (void)sig; } /* only to wake sigsuspend */
 
 #ifdef __linux__
 /* Kills every descendant of this process, found through /proc (pid -> ppid). As a subreaper it
@@ -132,11 +133,13 @@ int main(int argc, char **argv) {
     tcsetattr(STDOUT_FILENO, TCSANOW, &tio);
   }
 
-  /* Block SIGHUP until the handler is in place; the child gets the original mask back. */
-  sigset_t hangup_set, old_set;
-  sigemptyset(&hangup_set);
-  sigaddset(&hangup_set, SIGHUP);
-  sigprocmask(SIG_BLOCK, &hangup_set, &old_set);
+  /* SIGHUP and SIGCHLD stay blocked except inside sigsuspend, which unblocks them atomically:
+     neither can slip in between a check and the wait. The child gets the original mask. */
+  sigset_t blocked, old_set;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGHUP);
+  sigaddset(&blocked, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &blocked, &old_set);
 
 #ifdef __linux__
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -162,7 +165,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) sigaction(ignored[i], &action, NULL);
   action.sa_handler = on_hangup;
   sigaction(SIGHUP, &action, NULL);
-  sigprocmask(SIG_SETMASK, &old_set, NULL);
+  action.sa_handler = on_child;
+  sigaction(SIGCHLD, &action, NULL);
 
 #ifdef __linux__
   pid_t server = getppid();
@@ -173,19 +177,24 @@ int main(int argc, char **argv) {
   /* Reap every child: with PR_SET_CHILD_SUBREAPER (set before the fork) orphans of the command,
      daemons that left with setsid included, become children of this process, so zodexd still
      finds them under it and kills them with the rest. */
+  sigset_t wait_set;
+  sigemptyset(&wait_set);
   int status = 0;
-  for (;;) {
+  for (int running = 1; running;) {
     if (hung_up) kill_group_and_exit();
     int reaped_status;
-    pid_t reaped = waitpid(-1, &reaped_status, 0);
-    if (reaped == child) {
-      status = reaped_status;
-      break;
+    pid_t reaped;
+    while ((reaped = waitpid(-1, &reaped_status, WNOHANG)) > 0) {
+      if (reaped == child) {
+        status = reaped_status;
+        running = 0;
+      }
     }
-    if (reaped < 0 && errno != EINTR) {
+    if (running && reaped < 0 && errno == ECHILD) {
       status = 127 << 8;
-      break;
+      running = 0;
     }
+    if (running) sigsuspend(&wait_set);
   }
 
   char marker[256];
@@ -197,11 +206,11 @@ int main(int argc, char **argv) {
   }
   if (len > 0 && (size_t)len < sizeof marker) write_all(STDOUT_FILENO, marker, (size_t)len);
 
-  /* Wait for zodexd to close the terminal (or to die), then take the group along. SIGHUP stays
-     blocked between the check and sigsuspend, which unblocks it atomically. */
-  sigprocmask(SIG_BLOCK, &hangup_set, NULL);
-  sigset_t wait_set;
-  sigemptyset(&wait_set);
-  while (!hung_up) sigsuspend(&wait_set);
+  /* Wait for zodexd to close the terminal (or to die), then take the group along. */
+  while (!hung_up) {
+    while (waitpid(-1, NULL, WNOHANG) > 0) {
+    }
+    sigsuspend(&wait_set);
+  }
   kill_group_and_exit();
 }

@@ -35,6 +35,8 @@ export interface ManagedServer {
 export interface Connection {
   client: Client;
   server: ManagedServer | undefined;
+  // HTTP targets: where the server is and the headers every request needs.
+  endpoint?: { url: string; headers: Record<string, string> };
   close(): Promise<void>;
 }
 
@@ -144,14 +146,16 @@ function httpTarget(name: TargetName, remote: { url: string; headers: Record<str
     async connect(options = {}) {
       if (remote) {
         const { client } = await connectHttp(remote.url, remote.headers);
-        return { client, server: undefined, close: () => client.close() };
+        return { client, server: undefined, endpoint: remote, close: () => client.close() };
       }
       const server = await startHttpServer(options.args, options.env);
       const token = options.env?.ZODEX_AUTH_TOKEN;
-      const { client, transport } = await connectHttp(server.url, token ? { authorization: `Bearer ${token}` } : {});
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      const { client, transport } = await connectHttp(server.url, headers);
       return {
         client,
         server,
+        endpoint: { url: server.url, headers },
         async close() {
           await (transport as StreamableHTTPClientTransport).terminateSession().catch(() => {});
           await client.close();

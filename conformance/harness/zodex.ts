@@ -42,6 +42,13 @@ export class Zodex {
     return server;
   }
 
+  // The HTTP endpoint of this conversation's server (HTTP targets only).
+  get endpoint(): { url: string; headers: Record<string, string> } {
+    const endpoint = this.connection.endpoint;
+    if (!endpoint) throw new Error(`target ${this.target.name} is not an HTTP target`);
+    return endpoint;
+  }
+
   async call(name: string, args: Record<string, unknown>, options: { timeout?: number; onprogress?: (p: unknown) => void } = {}): Promise<CallToolResult> {
     const requestOptions = {
       timeout: options.timeout ?? 60_000,

@@ -146,3 +146,19 @@ requirement('exec.no-lost-output', async ({ zodex }) => {
     }
   }
 });
+
+requirement('progress.long-yield', async ({ zodex }) => {
+  test.setTimeout(90_000);
+  const z = await zodex();
+  const stamps: number[] = [];
+  const started = Date.now();
+  // The client's own timeout is shorter than the yield: only progress keeps the call alive.
+  const result = await z.exec(
+    { cmd: 'sleep 25; echo waited', workdir: '/', yield_time_ms: 40_000 },
+    { timeout: 12_000, onprogress: () => stamps.push(Date.now()) },
+  );
+  expect(result).toMatchObject({ status: 'exited', output: 'waited\n' });
+  expect(stamps.length).toBeGreaterThanOrEqual(2);
+  const gaps = [stamps[0]! - started, ...stamps.slice(1).map((stamp, i) => stamp - stamps[i]!)];
+  expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
+});

@@ -33,7 +33,7 @@ requirement('lifecycle.stdin-close', async ({ zodex }) => {
   const code = await server.exited;
   expect(Date.now() - closedAt).toBeLessThan(1_000);
   expect(code).toBe(0);
-  await expect.poll(() => pids.filter(alive), { timeout: 2_000 }).toEqual([]);
+  await expect.poll(() => pids.filter(alive), { timeout: 5_000 }).toEqual([]);
 });
 
 requirement('lifecycle.signals', async ({ zodex }) => {
@@ -46,7 +46,7 @@ requirement('lifecycle.signals', async ({ zodex }) => {
     const code = await server.exited;
     expect(Date.now() - sentAt, signal).toBeLessThan(z.target.transport === 'http' ? 12_000 : 2_000);
     expect(code, signal).toBe(0);
-    await expect.poll(() => pids.filter(alive), { timeout: 2_000 }).toEqual([]);
+    await expect.poll(() => pids.filter(alive), { timeout: 5_000 }).toEqual([]);
   }
   // even SIGKILL of the server leaves no command behind (zodex-spawn watches its parent)
   const z = await zodex();

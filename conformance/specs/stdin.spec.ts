@@ -86,8 +86,7 @@ requirement('stdin.handle-not-conversation', async ({ zodex }) => {
   expect(first.status).toBe('running');
   // a second conversation (a second MCP session on the same server) continues the process
   const { connectHttp } = await import('../harness/target.js');
-  const url = z.target.managed ? z.server.url! : process.env.ZODEX_CONFORMANCE_URL!;
-  const other = await connectHttp(url);
+  const other = await connectHttp(z.endpoint.url, z.endpoint.headers);
   try {
     const result = (await other.client.callTool({ name: 'write_stdin', arguments: { session_handle: first.session_handle, chars: 'hi\n', yield_time_ms: 5_000 } })) as { structuredContent: { output: string; status: string } };
     expect(result.structuredContent.status).toBe('exited');

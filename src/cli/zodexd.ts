@@ -3,6 +3,7 @@
 // Usage errors print one line to stderr and exit 2, with nothing on stdout.
 
 import { createRuntime, VERSION } from '../server/runtime.js';
+import { serveHttp } from '../transport/http.js';
 import { serveStdio } from '../transport/stdio.js';
 import { parseCli, UsageError, USAGE } from './config.js';
 
@@ -31,12 +32,9 @@ async function main(): Promise<void> {
   }
   const { config } = request;
   for (const notice of config.notices) log(notice);
-  if (config.transport === 'http') {
-    log('--transport http is not available in this build yet; use --transport stdio');
-    process.exit(2);
-  }
   const runtime = createRuntime(config, log);
-  await serveStdio(runtime);
+  if (config.transport === 'http') await serveHttp(runtime);
+  else await serveStdio(runtime);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,239 @@
+// MCP over streamable HTTP at http://HOST:PORT/mcp (seed 003), on the SDK's server transport.
+// Flow per request: Host rule -> Origin rule -> path (/mcp or 404) -> bearer token -> body
+// (read here, with our own size limit) -> the conversation's transport (Mcp-Session-Id), or a
+// new conversation for an initialize request. Conversations own their commands: DELETE, idle
+// expiry or shutdown kills them. SIGINT/SIGTERM: stop accepting, drain calls in flight, exit 0.
+
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isLoopbackHost } from '../cli/config.js';
+import type { Runtime } from '../server/runtime.js';
+import { createMcpServer } from '../server/server.js';
+import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
+
+const MCP_PATH = '/mcp';
+const IDLE_SWEEP_MS = 60_000;
+
+interface Conversation {
+  id: string;
+  transport: StreamableHTTPServerTransport;
+  lastActivity: number;
+  inFlight: number;
+  close(): Promise<void>;
+}
+
+function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }>): void {
+  res.writeHead(verdict.status, { 'Content-Type': 'text/plain; charset=utf-8', ...verdict.headers });
+  res.end(verdict.body);
+}
+
+function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+// Reads a JSON body up to `limit` bytes. (The SDK's express helper stops at 100 kB, which a
+// large apply_patch exceeds; its transport would stop at 4 MiB.)
+function readJson(req: http.IncomingMessage, limit: number): Promise<Body> {
+  const tooLarge: Body = {
+    ok: false,
+    status: 413,
+    code: -32600,
+    message: `Request body too large: zodexd accepts at most ${limit} bytes (--max-body-bytes); split the patch into several apply_patch calls`,
+  };
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.resolve(tooLarge);
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        resolve(tooLarge);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      try {
+        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        resolve({ ok: false, status: 400, code: -32700, message: 'Parse error: the request body is not valid JSON' });
+      }
+    });
+    req.on('error', () => {
+      if (!done) resolve({ ok: false, status: 400, code: -32700, message: 'Parse error: the request body could not be read' });
+      done = true;
+    });
+  });
+}
+
+export async function serveHttp(runtime: Runtime): Promise<void> {
+  const { config, log } = runtime;
+  const loopbackBind = isLoopbackHost(config.listen.host);
+  const policy: GuardPolicy = { loopbackBind, allowHosts: config.allowHosts, listenHost: config.listen.host, token: config.authToken };
+  const conversations = new Map<string, Conversation>();
+  let draining = false;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const openConversation = async (): Promise<Conversation> => {
+    const id = randomUUID();
+    const mcp = createMcpServer(runtime, { id });
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: (sessionId) => {
+        conversations.set(sessionId, conversation);
+      },
+    });
+    let closed = false;
+    const conversation: Conversation = {
+      id,
+      transport,
+      lastActivity: Date.now(),
+      inFlight: 0,
+      async close() {
+        if (closed) return;
+        closed = true;
+        conversations.delete(id);
+        runtime.engine.closeOwner(id);
+        await mcp.close().catch(() => {});
+      },
+    };
+    transport.onclose = () => void conversation.close();
+    await mcp.connect(transport);
+    return conversation;
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    for (const verdict of [checkHost(req.headers.host, policy), checkOrigin(req.headers.origin, policy)]) {
+      if (!verdict.ok) return refuse(res, verdict);
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== MCP_PATH) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(`Not Found: zodexd serves MCP at ${MCP_PATH} only.\n`);
+      return;
+    }
+    const auth = checkToken(req.headers.authorization, policy);
+    if (!auth.ok) return refuse(res, auth);
+    if (draining) {
+      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': '5' });
+      res.end('Service Unavailable: zodexd is shutting down.\n');
+      return;
+    }
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJson(req, config.maxBodyBytes);
+      if (!read.ok) return jsonRpcError(res, read.status, read.code, read.message);
+      body = read.value;
+    }
+
+    const sessionId = req.headers['mcp-session-id'];
+    let conversation: Conversation | undefined;
+    if (typeof sessionId === 'string') {
+      conversation = conversations.get(sessionId);
+      if (!conversation) return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry or a restart); initialize a new session');
+    } else if (req.method === 'POST' && (isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
+      conversation = await openConversation();
+    } else {
+      return jsonRpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id header; send an initialize request first');
+    }
+
+    conversation.lastActivity = Date.now();
+    // Only POSTs are calls; a GET is a standing notification stream and keeps nothing alive.
+    if (req.method !== 'POST') return conversation.transport.handleRequest(req, res, body);
+    conversation.inFlight++;
+    inFlight++;
+    try {
+      await conversation.transport.handleRequest(req, res, body);
+    } finally {
+      conversation.inFlight--;
+      conversation.lastActivity = Date.now();
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`http request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
+      else res.end();
+    });
+  });
+  // Tool calls can wait up to 5 minutes; Node's default request timeout would cut them.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.listen.port, config.listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${error.code ?? error.message}`);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  if (!loopbackBind) {
+    log(`warning: listening on non-loopback ${shownHost}: anything that can reach it can drive this machine; no Host rule applies`);
+    if (!config.authToken) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
+  }
+  log(`serving over http on http://${shownHost}:${address.port}${MCP_PATH}`);
+
+  const idleTimer = setInterval(() => {
+    const now = Date.now();
+    for (const conversation of conversations.values()) {
+      if (conversation.inFlight === 0 && now - conversation.lastActivity > config.httpIdleMs) {
+        log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`);
+        void conversation.close();
+      }
+    }
+  }, Math.min(IDLE_SWEEP_MS, config.httpIdleMs));
+  idleTimer.unref();
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    draining = true;
+    log(`${signal}: no new connections; letting ${inFlight} call(s) in flight finish (up to ${config.drainMs} ms)`);
+    server.close();
+    server.closeIdleConnections();
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        drained = resolve;
+        setTimeout(resolve, config.drainMs).unref();
+      });
+    }
+    clearInterval(idleTimer);
+    // Calls still waiting get their commands killed under them and answer "killed".
+    await runtime.close();
+    if (inFlight > 0) await new Promise<void>((resolve) => {
+      drained = resolve;
+      setTimeout(resolve, 1_000).unref();
+    });
+    await Promise.all([...conversations.values()].map((conversation) => conversation.close()));
+    server.closeAllConnections();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
