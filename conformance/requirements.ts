@@ -84,6 +84,15 @@ export const REQUIREMENTS = {
   'http.official-suite': r('issue 5', 'The official suite: @modelcontextprotocol/conformance@0.1.13 … passes in CI for server-initialize, ping, tools-list, server-sse-multiple-streams and dns-rebinding-protection', 'the official conformance scenarios pass against zodexd', ['http', 'flags', 'local']),
   'interop.inspector-cli': r('issue 5', 'A third-party client: @modelcontextprotocol/inspector-cli@1.0.3 lists the tools and runs exec_command over HTTP and over stdio.', 'inspector-cli lists the tools and runs exec_command', ['local']),
   'progress.long-yield': r('issue 5', 'when a call carries a progressToken, send notifications/progress at least every 10 s while a yield is waiting … Works on stdio too.', 'a 25 s yield with a progressToken receives progress notifications at most 10 s apart'),
+
+  // --- output that never floods (seed 002, issue 3)
+  'spill.inline': r('002', 'Command output is bounded for model delivery.', 'output within the inline limit comes back whole, with no output_file'),
+  'spill.large-output': r('002', 'When a command exceeds the inline output limit, Zodex keeps the tool call responsive, writes the decoded PTY stream to a private temporary file, and returns a short tail preview plus output_file, output_chars, output_lines, and output_file_truncated.', '3 MB of output: a 0600 file in a 0700 folder holding the whole stream, exact counts, a preview ending with the last marker'),
+  'spill.cap': r('002', 'Spill files are capped at 16 MiB each … the saved file contains the first 16 MiB while the returned tail preview still reflects the latest output and the counts describe the full stream.', '20 MiB of output: the file is exactly the first 16 MiB, truncated is true, counts cover 20 MiB, the preview ends with the last marker'),
+  'spill.later-results': r('issue 3', 'every later result of that session carries output_file, output_chars and output_lines for the whole stream so far', 'a running session that spilled reports the file and growing counts on every poll'),
+  'spill.cleanup': r('002', 'stale files are cleaned up after 24 hours', 'at start, a spill file older than the max age is removed and a fresh one kept', ['flags', 'local']),
+  'spill.utf8-split': r('issue 3', 'UTF-8 split across read chunks decodes correctly (no U+FFFD for a split multi-byte character)', 'a character split across writes, reads and results arrives whole, in the preview and in the file'),
+  'spill.unwritable': r('issue 3', 'spill folder not writable or disk full → the command keeps running, the result says that spilling failed (a clear field or message), the preview still works, the server does not crash.', 'with an unusable spill folder the result carries output_file_error, the preview and counts still work', ['flags', 'local']),
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

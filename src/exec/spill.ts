@@ -63,15 +63,25 @@ export class SpillStore {
 
   create(): SpillSink {
     try {
-      const folder = this.ensureFolder();
-      const name = `out-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.txt`;
-      const file = path.join(folder, name);
-      const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
-      const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-      return new SpillFile(file, fd, this.options.capBytes);
+      return this.open();
     } catch (error) {
-      return new FailedSpill(`spilling failed: ${describe(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !this.folder) return new FailedSpill(`spilling failed: ${describe(error)}`);
+      this.folder = undefined; // our folder was removed (e.g. by another server's cleanup): make a new one
+      try {
+        return this.open();
+      } catch (retryError) {
+        return new FailedSpill(`spilling failed: ${describe(retryError)}`);
+      }
     }
+  }
+
+  private open(): SpillSink {
+    const folder = this.ensureFolder();
+    const name = `out-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}.txt`;
+    const file = path.join(folder, name);
+    const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    return new SpillFile(file, fd, this.options.capBytes);
   }
 
   // Removes spill files older than maxAgeMs from every server folder under PARENT (ours and
@@ -91,7 +101,9 @@ export class SpillStore {
       if (!entry.isDirectory() || !SPILL_FOLDER_PATTERN.test(entry.name)) continue;
       const folder = path.join(parentDir, entry.name);
       let files: fs.Dirent[];
+      let folderStale: boolean;
       try {
+        folderStale = now - (await fs.promises.lstat(folder)).mtimeMs > maxAgeMs; // before removals touch it
         files = await fs.promises.readdir(folder, { withFileTypes: true });
       } catch {
         continue;
@@ -113,13 +125,9 @@ export class SpillStore {
           kept++;
         }
       }
-      if (kept === 0 && folder !== this.folder) {
-        try {
-          const stat = await fs.promises.lstat(folder);
-          if (now - stat.mtimeMs > maxAgeMs) await fs.promises.rmdir(folder);
-        } catch {
-          // in use or already gone: leave it
-        }
+      if (kept === 0 && folderStale && folder !== this.folder) {
+        // A live server whose folder this was makes a new one at its next spill.
+        await fs.promises.rmdir(folder).catch(() => {});
       }
     }
     return removed;

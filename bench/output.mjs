@@ -1,0 +1,94 @@
+// Output throughput and memory (issue 3), against floors measured in the same run:
+//  - 200 MB of 1000-byte lines: zodex over stdio vs a bare node-pty reader (goal >= 0.8x).
+//  - 50 MB of short lines (`yes`): zodex vs a bare node-pty reader whose PTY has output
+//    post-processing off (`stty -opost`), since zodex turns it off too (goal >= 0.6x).
+//  - 1 GiB through one session: growth of zodexd's RSS (goal <= 32 MiB).
+//  - spawn latency (`true` round trip) before and after that stream: it must not grow.
+// Usage: node bench/output.mjs [rounds]
+
+import { barePty, exec, requireBuild, round, rssKiB, sampleRss, stats, stdioZodex, writeResult } from './lib.mjs';
+
+requireBuild();
+const rounds = Number(process.argv[2] ?? 3);
+const LONG = `yes "$(head -c 999 /dev/zero | tr '\\0' x)" | head -c 200000000`;
+const SHORT = 'yes | head -c 50000000';
+const GIB = 'yes "$(head -c 4095 /dev/zero | tr \'\\0\' x)" | head -c 1073741824';
+
+const zodex = await stdioZodex();
+await exec(zodex.client, { cmd: 'true' }); // warm up: login environment captured
+
+async function zodexRun(cmd) {
+  const started = process.hrtime.bigint();
+  const result = await exec(zodex.client, { cmd });
+  if (result.status !== 'exited') throw new Error(`not finished: ${result.summary}`);
+  return { ms: Number(process.hrtime.bigint() - started) / 1e6, bytes: result.output_chars };
+}
+
+async function latency(samples = 60) {
+  const times = [];
+  for (let i = 0; i < samples; i++) {
+    const started = process.hrtime.bigint();
+    await exec(zodex.client, { cmd: 'true' });
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return stats(times);
+}
+
+const series = { longBare: [], longZodex: [], shortBare: [], shortZodex: [] };
+for (let i = 0; i < rounds; i++) {
+  series.longBare.push(await barePty(LONG));
+  series.longZodex.push(await zodexRun(LONG));
+  series.shortBare.push(await barePty(`stty -opost; ${SHORT}`));
+  series.shortZodex.push(await zodexRun(SHORT));
+}
+// Rates use the bytes the command wrote. zodex must deliver every one of them; the bare reader
+// receives "\r\n" for "\n" on long lines and, being node-pty, may lose the last few KB.
+const rate = (runs, bytes) => stats(runs.map((run) => bytes / 1e6 / (run.ms / 1000)));
+const rates = {
+  longBare: rate(series.longBare, 200_000_000),
+  longZodex: rate(series.longZodex, 200_000_000),
+  shortBare: rate(series.shortBare, 50_000_000),
+  shortZodex: rate(series.shortZodex, 50_000_000),
+};
+for (const [name, expected] of [['longZodex', 200_000_000], ['shortZodex', 50_000_000]]) {
+  for (const run of series[name]) if (run.bytes !== expected) throw new Error(`${name}: received ${run.bytes} bytes, expected ${expected}`);
+}
+
+const latencyBefore = await latency();
+const rssBefore = rssKiB(zodex.pid);
+const sampler = sampleRss(zodex.pid);
+const gib = await zodexRun(GIB);
+const rssPeak = sampler.stop();
+const latencyAfter = await latency();
+await zodex.close();
+
+const result = {
+  longLines: {
+    workload: LONG,
+    bareMBps: rates.longBare,
+    zodexMBps: rates.longZodex,
+    ratio: round(rates.longZodex.median / rates.longBare.median),
+    goal: '>= 0.8',
+  },
+  shortLines: {
+    workload: SHORT,
+    floor: 'bare node-pty reader with `stty -opost`',
+    bareMBps: rates.shortBare,
+    zodexMBps: rates.shortZodex,
+    ratio: round(rates.shortZodex.median / rates.shortBare.median),
+    goal: '>= 0.6',
+  },
+  oneGiB: {
+    workload: GIB,
+    bytes: gib.bytes,
+    seconds: round(gib.ms / 1000),
+    rssBeforeMiB: round(rssBefore / 1024, 1),
+    rssPeakMiB: round(rssPeak / 1024, 1),
+    rssGrowthMiB: round((rssPeak - rssBefore) / 1024, 1),
+    goal: '<= 32 MiB growth',
+  },
+  spawnLatencyMs: { before: latencyBefore, afterOneGiB: latencyAfter, ratioP50: round(latencyAfter.p50 / latencyBefore.p50) },
+};
+const file = writeResult('output', result);
+console.log(JSON.stringify(result, null, 2));
+console.log(`written to ${file}`);

@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SpillStore } from '../../src/exec/spill.js';
+
+const roots: string[] = [];
+function tempRoot(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-spill-test-'));
+  roots.push(root);
+  return root;
+}
+afterEach(() => {
+  for (const root of roots.splice(0)) fs.rmSync(root, { recursive: true, force: true });
+});
+
+const DAY = 24 * 3_600_000;
+
+describe('SpillStore', () => {
+  it('makes a private folder and private files, and caps each file', () => {
+    const parent = path.join(tempRoot(), 'zodex');
+    const store = new SpillStore({ parentDir: parent, capBytes: 10, maxAgeMs: DAY });
+    const sink = store.create();
+    expect(sink.error).toBeUndefined();
+    sink.write(Buffer.from('0123456'));
+    sink.write(Buffer.from('789abcdef'));
+    sink.close();
+    expect(fs.statSync(parent).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(path.dirname(sink.path!)).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(sink.path!).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(sink.path!, 'utf8')).toBe('0123456789');
+    expect(sink.truncated).toBe(true);
+  });
+
+  it('refuses a parent that is a symlink, someone else\'s, or open to others', () => {
+    const root = tempRoot();
+    const real = path.join(root, 'real');
+    fs.mkdirSync(real, { mode: 0o700 });
+    fs.symlinkSync(real, path.join(root, 'link'));
+    const viaLink = new SpillStore({ parentDir: path.join(root, 'link'), capBytes: 10, maxAgeMs: DAY }).create();
+    expect(viaLink.path).toBeUndefined();
+    expect(viaLink.error).toMatch(/symbolic link/);
+    const open = path.join(root, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o777);
+    expect(new SpillStore({ parentDir: open, capBytes: 10, maxAgeMs: DAY }).create().error).toMatch(/writable by other users/);
+  });
+
+  it('reports a folder it cannot create instead of throwing, and writes nothing', () => {
+    const root = tempRoot();
+    fs.writeFileSync(path.join(root, 'file'), 'x');
+    const sink = new SpillStore({ parentDir: path.join(root, 'file', 'sub'), capBytes: 10, maxAgeMs: DAY }).create();
+    expect(sink.path).toBeUndefined();
+    expect(sink.error).toMatch(/^spilling failed: .*ENOTDIR/);
+    expect(() => sink.write(Buffer.from('data'))).not.toThrow();
+  });
+
+  it('keeps going when a write fails (disk full) and says why', () => {
+    const parent = path.join(tempRoot(), 'zodex');
+    const sink = new SpillStore({ parentDir: parent, capBytes: 1 << 20, maxAgeMs: DAY }).create();
+    sink.write(Buffer.from('first'));
+    // simulate the device failing under the file: close its descriptor behind its back
+    const fd = (sink as unknown as { fd: number }).fd;
+    fs.closeSync(fd);
+    expect(() => sink.write(Buffer.from('second'))).not.toThrow();
+    expect(sink.error).toMatch(/spilling failed after 5 bytes: .*EBADF/);
+    expect(fs.readFileSync(sink.path!, 'utf8')).toBe('first');
+  });
+
+  it('cleans up only stale files of its own naming, in its own folders', async () => {
+    const parent = path.join(tempRoot(), 'zodex');
+    fs.mkdirSync(parent, { mode: 0o700 });
+    const old = path.join(parent, 'spill-AbC123');
+    const other = path.join(parent, 'not-ours');
+    fs.mkdirSync(old);
+    fs.mkdirSync(other);
+    const stale = path.join(old, 'out-abc-0123abcd.txt');
+    const fresh = path.join(old, 'out-abd-0123abce.txt');
+    const foreign = path.join(old, 'notes.txt');
+    const elsewhere = path.join(other, 'out-abc-0123abcd.txt');
+    for (const file of [stale, fresh, foreign, elsewhere]) fs.writeFileSync(file, 'x');
+    const twoDaysAgo = new Date(Date.now() - 2 * DAY);
+    for (const file of [stale, foreign, elsewhere]) fs.utimesSync(file, twoDaysAgo, twoDaysAgo);
+    const store = new SpillStore({ parentDir: parent, capBytes: 10, maxAgeMs: DAY });
+    expect(await store.cleanup()).toBe(1);
+    expect(fs.existsSync(stale)).toBe(false);
+    for (const file of [fresh, foreign, elsewhere]) expect(fs.existsSync(file), file).toBe(true);
+    // an emptied stale folder goes too
+    const empty = path.join(parent, 'spill-Zz9Yy8');
+    fs.mkdirSync(empty);
+    const emptyStale = path.join(empty, 'out-a-00000000.txt');
+    fs.writeFileSync(emptyStale, 'x');
+    fs.utimesSync(emptyStale, twoDaysAgo, twoDaysAgo);
+    fs.utimesSync(empty, twoDaysAgo, twoDaysAgo);
+    await store.cleanup();
+    expect(fs.existsSync(empty)).toBe(false);
+  });
+});
