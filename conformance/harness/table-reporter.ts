@@ -57,8 +57,17 @@ export default class TableReporter implements Reporter {
       .map((row) => `| ${row.id} | ${row.source} | ${this.targets.map((t) => row.results[t]).join(' | ')} | ${row.quote.replace(/\|/g, '\\|')} |`)
       .join('\n');
     fs.writeFileSync(path.join(dir, 'requirements.md'), `# Conformance: requirements x targets\n\n${header}${body}\n`);
+    if (process.env.ZODEX_CONFORMANCE_PRINT) {
+      const target = this.targets[0]!;
+      for (const row of rows) {
+        const cell = row.results[target]!;
+        const mark = { pass: 'PASS', fail: 'FAIL', skipped: 'SKIP', 'n/a': 'n/a ', missing: 'MISS' }[cell];
+        process.stdout.write(`${mark} ${row.id}  ${REQUIREMENTS[row.id as RequirementId].behaviour}\n`);
+      }
+    }
     const counts = rows.flatMap((row) => Object.values(row.results)).reduce<Record<string, number>>((acc, cell) => ({ ...acc, [cell]: (acc[cell] ?? 0) + 1 }), {});
-    process.stdout.write(`\nrequirements table: ${path.join(dir, 'requirements.md')} ${JSON.stringify(counts)}\n`);
+    const total = Object.entries(counts).map(([cell, count]) => `${count} ${cell === 'pass' ? 'passed' : cell === 'fail' ? 'failed' : cell}`).join(', ');
+    process.stdout.write(`\n${this.targets.join(' + ')}: ${total}\n`);
     if (missing > 0 && !this.filtered && result.status === 'passed') {
       process.stdout.write(`${missing} requirement/target pairs have no test: see the table\n`);
       return { status: 'failed' };
