@@ -25,6 +25,7 @@ export const REQUIREMENTS = {
   'surface.annotations': r('000', 'Each tool is registered with these annotations: read_only_hint = true destructive_hint = false open_world_hint = false', 'every tool has readOnlyHint true, destructiveHint false, openWorldHint false'),
   'surface.descriptions': r('000', 'Description: Run a shell command … Write to or poll a running session … Apply a Codex-style patch to files', 'each tool description starts with the seed\'s sentence'),
   'surface.required-inputs': r('000', 'session_handle is required. … workdir is required.', 'input schemas require session_handle (write_stdin), workdir and patch (apply_patch), cmd (exec_command)'),
+  'surface.no-control-plane': r('000', 'No publisher or PR tool is exposed directly over MCP. … There is no ChatGPT-facing MCP tool for: starting/stopping Local; changing Local config; reading Local history; managing the OpenAI tunnel; granting Sprite GitHub push/YOLO permissions; operating Sprite infrastructure.', 'no tool publishes, opens PRs, reads history, changes config or controls the server'),
   'surface.structured-results': r('DESIGN', 'Results of exec_command and write_stdin are objects, returned as structuredContent (with an outputSchema) and as the same JSON in the first text block', 'exec results are structuredContent mirrored by the first text block, and tools declare an outputSchema'),
 
   // --- exec_command (seeds 000, 002)
@@ -38,6 +39,8 @@ export const REQUIREMENTS = {
   'exec.handle-random': r('DESIGN', 'session_handle: only while running; a random capability token (≥128 bits), never a pid or counter.', 'handles are unique, long, URL-safe and contain no pid'),
   'exec.timeout': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'a command past timeout_ms is killed with its group and reports timeout'),
   'exec.timeout-capped': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'timeout_ms above the server maximum is capped to it', ['flags']),
+  'exec.yield-window': r('000', 'yield_time_ms: how long to wait before returning partial output', 'a command outliving yield_time_ms returns after about that long, with its output so far'),
+  'exec.runs-as-user': r('002', 'In Local mode, commands run as the trusted logged-in host user', 'commands run with the uid and home of the user running zodexd', ['local']),
   'exec.yield-clamped': r('issue 2', 'clamp an out-of-range yield rather than reject it', 'negative and huge yield_time_ms are clamped, not rejected'),
   'exec.environment': r('issue 2', 'Set PAGER=cat, GIT_PAGER=cat and a fixed terminal size; document the environment you set.', 'commands see PAGER=cat, GIT_PAGER=cat and a 200x50 terminal'),
   'exec.login-environment': r('002', 'In Local mode, commands run as the trusted logged-in host user with the captured developer environment. Linux and macOS use the captured login shell', 'local mode runs commands in the environment of the user\'s login shell', ['flags', 'local']),
@@ -60,6 +63,10 @@ export const REQUIREMENTS = {
   'stdin.unknown-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a made-up handle fails with UNKNOWN_SESSION'),
   'stdin.spent-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a handle whose exit was reported fails with UNKNOWN_SESSION'),
   'stdin.handle-not-conversation': r('002', 'A session handle is a process continuation capability. It is not a ChatGPT conversation ID.', 'a handle works from another conversation of the same server', ['http']),
+
+  // --- transports (seed 003)
+  'transport.same-tools': r('003', 'The tool set is identical either way — the transport changes only who may connect and from where.', 'tools/list over stdio and over HTTP are identical', ['local']),
+  'stdio.stdout-protocol-only': r('003', 'The server speaks newline-delimited JSON-RPC 2.0 over stdin/stdout … Diagnostics go to stderr; stdout carries only the protocol.', 'every stdout line is one JSON-RPC message, even when commands print and the server logs', ['stdio', 'local']),
 
   // --- lifecycle
   'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),

@@ -162,3 +162,21 @@ requirement('progress.long-yield', async ({ zodex }) => {
   const gaps = [stamps[0]! - started, ...stamps.slice(1).map((stamp, i) => stamp - stamps[i]!)];
   expect(Math.max(...gaps)).toBeLessThanOrEqual(10_000);
 });
+
+requirement('exec.yield-window', async ({ zodex }) => {
+  const z = await zodex();
+  const started = Date.now();
+  const result = await z.exec({ cmd: 'echo early; sleep 20', workdir: '/', yield_time_ms: 1_500 });
+  const waited = Date.now() - started;
+  expect(result).toMatchObject({ status: 'running', output: 'early\n' });
+  expect(waited).toBeGreaterThanOrEqual(1_400);
+  expect(waited).toBeLessThan(6_000);
+  await z.write({ session_handle: result.session_handle!, kill_process: true });
+});
+
+requirement('exec.runs-as-user', async ({ zodex }) => {
+  const os = await import('node:os');
+  const z = await zodex();
+  const result = await z.exec({ cmd: 'id -u; echo "$HOME"', workdir: '/' });
+  expect(result.output).toBe(`${process.getuid!()}\n${os.homedir()}\n`);
+});

@@ -54,3 +54,11 @@ requirement('surface.structured-results', async ({ zodex }) => {
   const result = await z.exec({ cmd: 'echo structured', workdir: '/' });
   expect(result.output).toBe('structured\n');
 });
+
+requirement('surface.no-control-plane', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
+  const names = tools.map((tool) => tool.name);
+  for (const name of names) expect(name).not.toMatch(/publish|pull|pr$|github|history|config|tunnel|stop|start|server|admin|permission/i);
+  expect(names.filter((name) => !['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'].includes(name))).toEqual([]);
+});
