@@ -1,0 +1,6 @@
+if ready:
+    start()
+else:
+    wait()
+if ready:
+    start()

@@ -1,0 +1,11 @@
+class A:
+    def m(self):
+        return "a"
+
+class B:
+    def m(self):
+        return "B"
+
+class C:
+    def m(self):
+        return "c"

@@ -1,0 +1,11 @@
+class A:
+    def m(self):
+        return "a"
+
+class B:
+    def m(self):
+        return "b"
+
+class C:
+    def m(self):
+        return "c"

@@ -1,0 +1,4 @@
+def f():
+	if x:
+        return 3
+	return 2

@@ -1,0 +1,7 @@
+class A:
+    def m(self):
+        x = 1
+
+class B:
+    def m(self):
+        x = 1

@@ -1,0 +1,9 @@
+class A:
+    name = "A"
+    def __init__(self):
+        self.v = 2
+
+class B:
+    name = "b"
+    def __init__(self):
+        self.v = 1

@@ -1,0 +1,7 @@
+class A:
+    def m(self):
+        pass
+class B:
+    def m(self):
+        """Documented."""
+        pass

@@ -1,0 +1,6 @@
+class A:
+    def m(self):
+        pass
+class B:
+    def m(self):
+        pass
