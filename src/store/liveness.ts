@@ -1,0 +1,33 @@
+// Whether a server instance is still alive, judged by any process: it has not ended, its
+// heartbeat is fresh, and (on this host) its pid still exists. Rows of a dead server that still
+// say "running" are shown as lost/interrupted rather than trusted.
+
+import os from 'node:os';
+
+export const HEARTBEAT_INTERVAL_MS = 10_000;
+// Three missed heartbeats plus slack for a busy event loop.
+export const SERVER_STALE_AFTER_MS = 3 * HEARTBEAT_INTERVAL_MS + 5_000;
+
+export interface ServerLivenessFacts {
+  pid: number;
+  hostname: string;
+  heartbeatAt: number;
+  endedAt: number | null;
+}
+
+export function pidExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function serverIsLive(server: ServerLivenessFacts, now: number, staleAfterMs = SERVER_STALE_AFTER_MS): boolean {
+  if (server.endedAt !== null) return false;
+  if (now - server.heartbeatAt > staleAfterMs) return false;
+  if (server.hostname === os.hostname() && !pidExists(server.pid)) return false;
+  return true;
+}
