@@ -1,0 +1,151 @@
+// `zodex publisher`: the operator starts the publisher daemon, which alone holds the GitHub write
+// token and serves zodex-agent over a private unix socket until SIGINT/SIGTERM.
+// Flow: argv + env -> parsePublisherArgs (every default and check, one place; the token is taken
+// out of the environment here) -> startPublisherDaemon -> wait for a signal -> close.
+
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parsePublisherConfig, loadPublisherConfig, WRITE_MODES, type PublisherConfig, type WriteMode } from '../../publisher/config.js';
+import { startPublisherDaemon } from '../../publisher/daemon.js';
+import { PublisherError } from '../../publisher/errors.js';
+import type { PublicationLog } from '../../publisher/history.js';
+import { defaultPublisherSocket, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
+import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
+import { openStore } from '../../store/index.js';
+import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
+import { resolveStateDir } from './format.js';
+
+const require = createRequire(import.meta.url);
+const VERSION: string = (require('../../../package.json') as { version: string }).version;
+
+export const usage = `Usage: zodex publisher [options]
+
+Runs the publisher daemon: it holds the GitHub write token and, on a private unix socket, pushes
+branches and opens pull requests for \`zodex-agent github publish-pr\` (and \`github push\` in
+direct mode). The token never reaches zodexd, exec_command sessions, their output or the logs.
+
+  --mode MODE          read-only (default): refuse every write;  publish-pr: push a topic branch
+                       and open a PR;  direct: also push to any branch, never forced
+                                                                          [env ${WRITE_MODE_ENV}]
+  --token-file PATH    the GitHub token; the file must be ours and mode 0600 or stricter
+                                                                          [env ${PUBLISHER_TOKEN_ENV}]
+  --config PATH        JSON: allowedRemotes, protectedBranches, apiBase, gitBase, defaultRemote,
+                       gitConfig (required for publish-pr and direct)
+  --socket PATH        where to listen (default $XDG_RUNTIME_DIR/zodex/publisher.sock, else
+                       /tmp/zodex-UID/publisher/publisher.sock; its folder must be 0700)
+                                                                          [env ${PUBLISHER_SOCKET_ENV}]
+  --api-base URL       GitHub REST base, e.g. https://ghe.example.com/api/v3 (overrides the config;
+                       default https://api.github.com)
+  --state-dir DIR      history and the staging repository (default $XDG_STATE_HOME/zodex)
+  -h, --help           this text
+
+Config example:
+  { "allowedRemotes": [ { "repo": "acme/widgets" }, { "url": "/srv/git/tools.git", "repo": "acme/tools" } ],
+    "protectedBranches": ["main", "master", "release/*"] }
+`;
+
+export interface PublisherSettings {
+  mode: WriteMode;
+  token: Secret | undefined;
+  config: PublisherConfig;
+  socketPath: string;
+  stateDir: string;
+}
+
+const flagSpec = {
+  mode: { type: 'string' },
+  'token-file': { type: 'string' },
+  config: { type: 'string' },
+  socket: { type: 'string' },
+  'api-base': { type: 'string' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+// A bad token file or config is a mistake on the command line: exit 2 with its code and fix.
+function asUsage<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (error) {
+    if (error instanceof PublisherError) throw new CliUsageError(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+// argv + env -> settings, or a CliUsageError / PublisherError saying what to fix. Removes
+// the publisher's secret variables from `env` (pass process.env) whatever happens.
+export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { kind: 'help' } | { kind: 'run'; settings: PublisherSettings } {
+  const envToken = takeTokenFromEnv(env);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: flagSpec, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new CliUsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  const flags = parsed.values;
+  if (flags.help) return { kind: 'help' };
+  const modeValue = flags.mode ?? env[WRITE_MODE_ENV] ?? 'read-only';
+  if (!(WRITE_MODES as readonly string[]).includes(modeValue)) {
+    throw new CliUsageError(`--mode ${JSON.stringify(modeValue)} is not one of ${WRITE_MODES.join(', ')}; write e.g. --mode publish-pr`);
+  }
+  const mode = modeValue as WriteMode;
+  if (flags['token-file'] !== undefined && envToken) {
+    throw new CliUsageError(`both --token-file and ${PUBLISHER_TOKEN_ENV} are set; give the token one way only`);
+  }
+  const token = flags['token-file'] !== undefined ? asUsage(() => readTokenFile(flags['token-file'] as string)) : envToken;
+  if (mode !== 'read-only' && !token) {
+    throw new CliUsageError(`--mode ${mode} needs the GitHub token: pass --token-file PATH (mode 0600) or set ${PUBLISHER_TOKEN_ENV}`);
+  }
+  if (mode !== 'read-only' && flags.config === undefined) {
+    throw new CliUsageError(`--mode ${mode} needs --config PATH naming the allowedRemotes the publisher may write to`);
+  }
+  const config = asUsage(() =>
+    flags.config !== undefined ? loadPublisherConfig(flags.config, flags['api-base']) : parsePublisherConfig({}, 'defaults', flags['api-base']),
+  );
+  if (mode !== 'read-only' && config.allowedRemotes.length === 0) {
+    throw new CliUsageError(`--config ${flags.config} lists no allowedRemotes, so --mode ${mode} could publish nothing; add at least one`);
+  }
+  const socketPath = path.resolve(flags.socket ?? (env[PUBLISHER_SOCKET_ENV] || defaultPublisherSocket(env)));
+  const stateDir = resolveStateDir(flags['state-dir'], env);
+  return { kind: 'run', settings: { mode, token, config, socketPath, stateDir } };
+}
+
+// History: every publication becomes a row of the state database's publications table. The store
+// never throws; if the database fails it warns once and stops recording.
+function storePublicationLog(stateDir: string, warn: (message: string) => void): PublicationLog & { close(): void } {
+  const store = openStore({ stateDir, warn });
+  return { record: (row) => store.recordPublication(row), close: () => store.close() };
+}
+
+// `zodex publisher ARGS`: resolves with the exit code, 0 after a clean SIGINT/SIGTERM stop. Pass
+// process.env as io.env: the token variable is removed from it before anything else starts.
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const log = (line: string) => io.stderr(`zodex publisher: ${line}\n`);
+  const request = parsePublisherArgs(argv, io.env);
+  if (request.kind === 'help') {
+    io.stdout(usage);
+    return EXIT_OK;
+  }
+  const { settings } = request;
+  const publications = storePublicationLog(settings.stateDir, (message) => log(`warning: ${message}`));
+  let daemon;
+  try {
+    daemon = await startPublisherDaemon({ ...settings, publications, log, version: VERSION });
+  } catch (error) {
+    publications.close();
+    log(error instanceof PublisherError ? `${error.code}: ${error.message}` : `cannot start: ${(error as Error).message}`);
+    return EXIT_FAILURE;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log(`${signal}: stopping`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await daemon.close();
+  publications.close();
+  return EXIT_OK;
+}

@@ -1,0 +1,231 @@
+// The publisher daemon: a unix socket (0600, in a 0700 folder of ours) that takes one request
+// per connection, runs it, answers, and logs one line. Publications run one at a time.
+// Flow: connection -> readLine -> parseRequest -> status | publishPullRequest | pushDirect ->
+// response line -> log line + history row. Every text that leaves (response, log, history) has
+// been through the redactor; the token itself lives only in a Secret and in git's environment.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { PublisherConfig, WriteMode } from './config.js';
+import { PublisherError, REFUSAL_CODES, type PublisherErrorCode } from './errors.js';
+import { createGitRunner, StagingRepo } from './git.js';
+import { GitHubClient } from './github.js';
+import type { PublicationLog, PublicationOutcome } from './history.js';
+import { ensureSocketFolder } from './paths.js';
+import {
+  parseRequest,
+  PROTOCOL_VERSION,
+  readLine,
+  requestIdOf,
+  type PublisherRequest,
+  type PublisherResponse,
+  type StatusResult,
+} from './protocol.js';
+import { publishPullRequest, pushDirect, type PublicationFacts, type PublishContext } from './publish.js';
+import { describeAllowedRemote } from './remotes.js';
+import { redactor, type Secret } from './token.js';
+
+export const REQUEST_READ_TIMEOUT_MS = 10_000; // a client that connects and says nothing
+
+export interface PublisherDaemonOptions {
+  socketPath: string;
+  mode: WriteMode;
+  config: PublisherConfig;
+  token: Secret | undefined;
+  // The staging repository lives in <stateDir>/publisher/staging.git.
+  stateDir: string;
+  publications: PublicationLog;
+  // One line per request and per warning; never holds the token.
+  log: (line: string) => void;
+  version: string;
+  gitBinary?: string;
+  // The environment git children start from (secrets and GIT_* are removed); default process.env.
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface PublisherDaemon {
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+// Refuses to take over a socket another publisher is serving; removes a stale one.
+async function clearStaleSocket(socketPath: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (!stat.isSocket()) {
+    throw new PublisherError('SOCKET_IN_USE', `${socketPath} exists and is not a socket; remove it or pass another --socket`);
+  }
+  const alive = await new Promise<boolean>((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (alive) throw new PublisherError('SOCKET_IN_USE', `another publisher is already listening on ${socketPath}; stop it first or pass another --socket`);
+  fs.unlinkSync(socketPath);
+}
+
+function listenPrivately(server: net.Server, socketPath: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const previous = process.umask(0o177); // the socket is born 0600
+    server.once('error', (error) => {
+      process.umask(previous);
+      reject(error);
+    });
+    server.listen(socketPath, () => {
+      process.umask(previous);
+      fs.chmodSync(socketPath, 0o600);
+      resolve();
+    });
+  });
+}
+
+export async function startPublisherDaemon(options: PublisherDaemonOptions): Promise<PublisherDaemon> {
+  const { socketPath, mode, config, token, publications, log } = options;
+  const redact = redactor(token);
+  const git = createGitRunner(options.gitBinary, options.env ?? process.env);
+  const context: PublishContext = {
+    mode,
+    config,
+    token,
+    git,
+    staging: new StagingRepo(git, path.join(options.stateDir, 'publisher', 'staging.git')),
+    github: token ? new GitHubClient({ apiBase: config.apiBase, token, redact, userAgent: `zodex-publisher/${options.version}` }) : undefined,
+    redact,
+  };
+  const say = (line: string) => log(redact(line));
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const status = (): StatusResult => ({
+    mode,
+    pid: process.pid,
+    version: options.version,
+    apiBase: config.apiBase,
+    gitBase: config.gitBase,
+    defaultRemote: config.defaultRemote,
+    protectedBranches: config.protectedBranches,
+    allowedRemotes: config.allowedRemotes.map(describeAllowedRemote),
+    tokenLoaded: token !== undefined,
+  });
+
+  async function record(request: PublisherRequest, facts: PublicationFacts, outcome: PublicationOutcome, error?: string): Promise<void> {
+    if (request.op === 'status') return;
+    try {
+      await publications.record({
+        ...(request.agentId ? { agentId: request.agentId } : {}),
+        repository: facts.repository,
+        branch: facts.branch,
+        commit: facts.commit,
+        ...(facts.prUrl ? { prUrl: facts.prUrl } : {}),
+        outcome,
+        ...(error ? { error: redact(error) } : {}),
+        mode: request.op === 'push' ? `${mode} (push)` : mode,
+      });
+    } catch (failure) {
+      say(`warning: could not record the publication in history: ${failure instanceof Error ? failure.message : String(failure)}`);
+    }
+  }
+
+  async function handle(line: string): Promise<PublisherResponse> {
+    const started = Date.now();
+    const id = requestIdOf(line);
+    let request: PublisherRequest | undefined;
+    const facts: PublicationFacts = { repository: '', branch: '', commit: '' };
+    try {
+      request = parseRequest(line);
+      let result: object;
+      if (request.op === 'status') result = status();
+      else {
+        const body = request;
+        facts.repository = body.repoPath;
+        facts.branch = body.branch;
+        facts.commit = body.commit;
+        result = await serialized<object>(() => (body.op === 'publish-pr' ? publishPullRequest(context, body, facts) : pushDirect(context, body, facts)));
+        await record(body, facts, 'published');
+      }
+      say(logLine(id, request, facts, 'ok', Date.now() - started));
+      return { version: PROTOCOL_VERSION, id, ok: true, result: result as Record<string, unknown> };
+    } catch (error) {
+      let code: PublisherErrorCode | 'INTERNAL' = 'INTERNAL';
+      let message: string;
+      if (error instanceof PublisherError) {
+        code = error.code;
+        message = redact(error.message);
+      } else {
+        message = redact(error instanceof Error ? error.message : String(error));
+        say(`internal error: ${redact(error instanceof Error ? (error.stack ?? message) : message)}`);
+      }
+      const outcome: PublicationOutcome = REFUSAL_CODES.has(code as PublisherErrorCode) ? 'refused' : 'failed';
+      if (request) await record(request, facts, outcome, `${code}: ${message}`);
+      say(logLine(id, request, facts, `${outcome} ${code}: ${message}`, Date.now() - started));
+      return { version: PROTOCOL_VERSION, id, ok: false, error: { code, message } };
+    }
+  }
+
+  const connections = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    socket.on('error', () => undefined);
+    readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request')
+      .then(handle, (error: unknown) => {
+        const code = error instanceof PublisherError ? error.code : 'BAD_REQUEST';
+        const message = error instanceof Error ? error.message : String(error);
+        say(`request unreadable: ${code}: ${message}`);
+        return { version: PROTOCOL_VERSION, id: null, ok: false, error: { code, message } } satisfies PublisherResponse;
+      })
+      .then((response) => {
+        if (!socket.destroyed) socket.end(`${JSON.stringify(response)}\n`);
+      })
+      .catch(() => socket.destroy());
+  });
+
+  ensureSocketFolder(socketPath, options.env ?? process.env);
+  await clearStaleSocket(socketPath);
+  await listenPrivately(server, socketPath);
+  say(
+    `listening on ${socketPath} in ${mode} mode (api ${config.apiBase}, ${config.allowedRemotes.length} allowed remote(s), token ${token ? 'loaded' : 'absent'})`,
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    socketPath,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of connections) socket.destroy();
+      }).then(async () => {
+        await queue;
+        fs.rmSync(socketPath, { force: true });
+      });
+      return closing;
+    },
+  };
+}
+
+function logLine(id: string | null, request: PublisherRequest | undefined, facts: PublicationFacts, outcome: string, ms: number): string {
+  const parts = [`id=${id ?? '-'}`, `op=${request?.op ?? '?'}`];
+  if (request && request.op !== 'status') {
+    parts.push(
+      `agent=${request.agentId ?? '-'}`,
+      `repo=${facts.repository || '-'}`,
+      `branch=${facts.branch || '-'}`,
+      `commit=${facts.commit.slice(0, 12) || '-'}`,
+    );
+    if (facts.prUrl) parts.push(`pr=${facts.prUrl}`);
+  }
+  parts.push(`ms=${ms}`, `outcome=${outcome}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,96 @@
+// Where the publisher listens, and the environment names that carry its authority.
+// zodexd imports this file too: it puts PUBLISHER_SOCKET_ENV and AGENT_ID_ENV into every
+// exec_command session and removes PUBLISHER_SECRET_ENV from it. The socket lives in a folder
+// only its user can enter (0700, ours, not a symlink); the socket itself is 0600.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PublisherError } from './errors.js';
+
+// Set by zodexd in exec_command sessions; read by zodex-agent (`--socket PATH` wins).
+export const PUBLISHER_SOCKET_ENV = 'ZODEX_PUBLISHER_SOCKET';
+export const AGENT_ID_ENV = 'ZODEX_AGENT_ID';
+
+// The daemon's write credential may come from this variable (or from --token-file). Every
+// name here must be removed from the environment of anything an agent can run: zodexd scrubs
+// them from exec_command sessions, and the daemon deletes them from its own process.env as
+// soon as it has read the token so that no git child inherits them.
+// GITHUB_TOKEN_ZODEX_PUBLISHER is not read by anything; it stays listed because zodexd already
+// scrubs it and an operator may have set it following older notes.
+export const PUBLISHER_TOKEN_ENV = 'ZODEX_PUBLISHER_TOKEN';
+export const PUBLISHER_SECRET_ENV: readonly string[] = [PUBLISHER_TOKEN_ENV, 'GITHUB_TOKEN_ZODEX_PUBLISHER'];
+
+// Write mode chosen by the operator; `zodex publisher --mode` falls back to it, and zodexd may
+// read the same name.
+export const WRITE_MODE_ENV = 'ZODEX_WRITE_MODE';
+
+const SOCKET_NAME = 'publisher.sock';
+
+// $XDG_RUNTIME_DIR/zodex/publisher.sock, else /tmp/zodex-<uid>/publisher/publisher.sock.
+export function defaultPublisherSocket(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime && path.isAbsolute(runtime)) return path.join(runtime, 'zodex', SOCKET_NAME);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  return path.join(os.tmpdir(), `zodex-${uid}`, 'publisher', SOCKET_NAME);
+}
+
+function unsafe(message: string): PublisherError {
+  return new PublisherError('UNSAFE_SOCKET_FOLDER', message);
+}
+
+function mode(stat: fs.Stats): string {
+  return (stat.mode & 0o777).toString(8).padStart(3, '0');
+}
+
+// Checks that dir is a real directory of ours. strict: nobody else may even enter it (0700);
+// otherwise nobody else may write into it (the /tmp/zodex-<uid> parent, shared with spill files).
+export function checkPrivateFolder(dir: string, strict: boolean): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch (error) {
+    throw unsafe(`socket folder ${dir} cannot be examined (${(error as NodeJS.ErrnoException).code})`);
+  }
+  if (stat.isSymbolicLink()) {
+    throw unsafe(`socket folder ${dir} is a symbolic link; refusing to follow it. Remove it or pass --socket in a folder of your own`);
+  }
+  if (!stat.isDirectory()) throw unsafe(`socket folder ${dir} is not a directory; remove it or pass another --socket`);
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
+    throw unsafe(`socket folder ${dir} belongs to uid ${stat.uid}, not to this user (uid ${process.getuid()}); pass --socket in a folder of your own`);
+  }
+  const forbidden = strict ? 0o077 : 0o022;
+  if ((stat.mode & forbidden) !== 0) {
+    const fix = strict ? 'chmod 700' : 'chmod go-w';
+    throw unsafe(
+      `socket folder ${dir} has mode ${mode(stat)}, so other users can ${strict ? 'reach' : 'replace'} the publisher socket; run \`${fix} ${dir}\``,
+    );
+  }
+}
+
+function mkdirPrivate(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw unsafe(`cannot create socket folder ${dir} (${(error as NodeJS.ErrnoException).code}); create it with mode 0700 or pass another --socket`);
+    }
+  }
+}
+
+// Makes the socket's folder (0700) if missing and checks it, and for the default
+// /tmp/zodex-<uid>/publisher layout also the /tmp/zodex-<uid> level above it. Existing folders
+// are never chmod-ed: a folder with the wrong mode is refused, so the operator notices.
+export function ensureSocketFolder(socketPath: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!path.isAbsolute(socketPath)) throw unsafe(`--socket must be an absolute path; got ${JSON.stringify(socketPath)}`);
+  const folder = path.dirname(socketPath);
+  const isDefaultTmpLayout = socketPath === defaultPublisherSocket({ ...env, XDG_RUNTIME_DIR: undefined });
+  if (isDefaultTmpLayout) {
+    const parent = path.dirname(folder);
+    mkdirPrivate(parent);
+    checkPrivateFolder(parent, false);
+  }
+  mkdirPrivate(folder);
+  checkPrivateFolder(folder, true);
+  return folder;
+}
