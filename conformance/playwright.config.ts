@@ -2,6 +2,8 @@
 // Managed targets (stdio, http) start this checkout's zodexd; the runner
 // (bin/zodex-conformance.mjs) sets ZODEX_CONFORMANCE_TARGET to run against anything else.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Project } from '@playwright/test';
@@ -9,6 +11,8 @@ import { EXCLUDED_TAGS } from './requirements.js';
 import type { SuiteOptions } from './harness/fixtures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+// Servers the suite starts keep their history in a scratch state dir, not the user's.
+process.env.XDG_STATE_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-state-'));
 const only = process.env.ZODEX_CONFORMANCE_TARGET;
 const targets = only ? [only] : ['stdio', 'http'];
 

@@ -37,7 +37,7 @@ export default class TableReporter implements Reporter {
     this.cells.set(key, cell);
   }
 
-  onEnd(result: FullResult): { status?: FullResult['status'] } | void {
+  async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     const rows: { id: string; source: string; quote: string; results: Record<string, Cell> }[] = [];
     let missing = 0;
     for (const [id, entry] of Object.entries(REQUIREMENTS)) {
@@ -72,6 +72,7 @@ export default class TableReporter implements Reporter {
       process.stdout.write(`${missing} requirement/target pairs have no test: see the table\n`);
       return { status: 'failed' };
     }
+    return undefined;
   }
 
   printsToStdio(): boolean {

@@ -65,8 +65,11 @@ export class Zodex {
     expect(structured, `${name} returned no structuredContent`).toBeTruthy();
     const first = result.content[0];
     expect(first?.type).toBe('text');
+    // The text block is the same JSON, with any zodex_context appended after it as text.
     const text = (first as { text: string }).text;
-    expect(JSON.parse(text.split('\n\n')[0]!)).toEqual(structured);
+    const { zodex_context: context, ...rest } = structured;
+    expect(JSON.parse(text.split('\n\n')[0]!)).toEqual(rest);
+    if (context !== undefined) expect(text.endsWith(`\n\n${String(context)}`)).toBe(true);
     return structured;
   }
 
@@ -133,4 +136,9 @@ export class Zodex {
 
 export function textOf(result: CallToolResult): string {
   return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+}
+
+// The structuredContent of a raw callTool result, typed by the caller.
+export function structuredOf<T>(result: unknown): T {
+  return (result as { structuredContent: T }).structuredContent;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, requirement, test } from '../harness/fixtures.js';
 import { INITIALIZE, MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
+import { structuredOf } from '../harness/zodex.js';
 import { REPO_ROOT, connectHttp, startHttpServer, stopServer, type ManagedServer } from '../harness/target.js';
 
 const run = promisify(execFile);
@@ -200,8 +201,8 @@ requirement('http.drain', async () => {
   const inFlight = client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 2; echo finished', workdir: '/', yield_time_ms: 20_000 } });
   await new Promise((resolve) => setTimeout(resolve, 700));
   server.process.kill('SIGTERM');
-  const result = (await inFlight) as { structuredContent: { output: string; status: string; exit_code: number } };
-  expect(result.structuredContent).toMatchObject({ status: 'exited', exit_code: 0, output: 'finished\n' });
+  const result = structuredOf<{ output: string; status: string; exit_code: number }>(await inFlight);
+  expect(result).toMatchObject({ status: 'exited', exit_code: 0, output: 'finished\n' });
   expect(await server.exited).toBe(0);
   // and no new connection is accepted after that
   await expect(rawRequest(server.url)).rejects.toThrow();
@@ -212,8 +213,8 @@ requirement('http.delete-kills', async ({ zodex }) => {
   const { url, headers } = z.endpoint;
   const dir = await z.scratch();
   const { client, transport } = await connectHttp(url, headers);
-  const started = (await client.callTool({ name: 'exec_command', arguments: { cmd: `sleep 300 & echo $! > '${dir}/pid'; wait`, workdir: dir, yield_time_ms: 800 } })) as { structuredContent: { status: string } };
-  expect(started.structuredContent.status).toBe('running');
+  const started = structuredOf<{ status: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: `sleep 300 & echo $! > '${dir}/pid'; wait`, workdir: dir, yield_time_ms: 800 } }));
+  expect(started.status).toBe('running');
   const pid = (await z.sh(`cat '${dir}/pid'`)).trim();
   expect(await z.sh(`kill -0 ${pid} && echo alive`)).toBe('alive\n');
   await (transport as unknown as { terminateSession(): Promise<void> }).terminateSession();

@@ -1,7 +1,7 @@
 // write_stdin: polling, typing, killing (grandchildren too), and spent or unknown handles.
 
 import { expect, requirement } from '../harness/fixtures.js';
-import { textOf } from '../harness/zodex.js';
+import { structuredOf, textOf } from '../harness/zodex.js';
 
 requirement('stdin.poll', async ({ zodex }) => {
   const z = await zodex();
@@ -88,9 +88,11 @@ requirement('stdin.handle-not-conversation', async ({ zodex }) => {
   const { connectHttp } = await import('../harness/target.js');
   const other = await connectHttp(z.endpoint.url, z.endpoint.headers);
   try {
-    const result = (await other.client.callTool({ name: 'write_stdin', arguments: { session_handle: first.session_handle, chars: 'hi\n', yield_time_ms: 5_000 } })) as { structuredContent: { output: string; status: string } };
-    expect(result.structuredContent.status).toBe('exited');
-    expect(result.structuredContent.output).toContain('got hi');
+    const result = structuredOf<{ output: string; status: string }>(
+      await other.client.callTool({ name: 'write_stdin', arguments: { session_handle: first.session_handle, chars: 'hi\n', yield_time_ms: 5_000 } }),
+    );
+    expect(result.status).toBe('exited');
+    expect(result.output).toContain('got hi');
   } finally {
     await other.client.close();
   }

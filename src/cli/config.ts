@@ -7,7 +7,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CONTEXT_FLAG_OPTIONS, CONTEXT_USAGE, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../context/index.js';
 import { defaultSpillParent } from '../exec/spill.js';
+import { WRITE_MODES, type WriteMode } from '../publisher/config.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:7391';
 export const DEFAULT_MAX_EXEC_TIMEOUT_MS = 7_200_000; // 2 h, the seed's example
@@ -47,6 +49,8 @@ export interface Config {
   drainMs: number;
   maxBodyBytes: number;
   stateDir: string;
+  context: ContextOptions;
+  writeMode: WriteMode | undefined;
   // Notes for stderr at start (e.g. an environment variable that was ignored).
   notices: string[];
 }
@@ -74,8 +78,10 @@ const options = {
   'drain-ms': { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'state-dir': { type: 'string' },
+  'write-mode': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
+  ...CONTEXT_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options'];
 
 export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
@@ -224,6 +230,16 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     );
   }
 
+  const stateDir = flags['state-dir'] === undefined ? defaultStateDir(env) : path.resolve(flags['state-dir']);
+  let context: ContextOptions;
+  try {
+    context = loadContextOptions({ stateDir, flags: contextFlagsFrom(flags), env });
+  } catch (error) {
+    if (error instanceof ContextConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+
+  const writeModeValue = flags['write-mode'] ?? (env.ZODEX_WRITE_MODE || undefined);
   const config: Config = {
     transport,
     listen,
@@ -242,7 +258,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     httpIdleMs: parseCount('--http-idle-ms', flags['http-idle-ms'], DEFAULT_HTTP_IDLE_MS),
     drainMs: parseCount('--drain-ms', flags['drain-ms'], DEFAULT_DRAIN_MS, 0),
     maxBodyBytes: parseCount('--max-body-bytes', flags['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 1024),
-    stateDir: flags['state-dir'] === undefined ? defaultStateDir(env) : path.resolve(flags['state-dir']),
+    stateDir,
+    context,
+    writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
     notices,
   };
   return { kind: 'run', config };
@@ -278,9 +296,13 @@ Output:
   --spill-cap-bytes N         bytes kept per spill file (default ${DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${DEFAULT_SPILL_MAX_AGE_MS})
 
-State:
+State and GitHub:
   --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)
+  --write-mode MODE           read-only | publish-pr | direct: unless direct, commands run without
+                              GITHUB_TOKEN/GH_TOKEN, so pushes go through zodex-agent and the
+                              publisher daemon (default: not governed)       [env ZODEX_WRITE_MODE]
 
+${CONTEXT_USAGE}
   -h, --help                  this text
   -V, --version               the version
 `;

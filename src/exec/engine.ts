@@ -29,7 +29,9 @@ export interface StartRequest {
   cmd: string;
   cwd: string;
   timeoutMs: number;
-  owner: string;
+  owner: string; // the conversation: its close kills the command
+  agentId?: string; // for records only
+  env?: Record<string, string>; // added to the captured environment
 }
 
 export interface EngineEvents {
@@ -74,7 +76,7 @@ export class ExecEngine {
         file: setup.shell,
         args: ['-c', request.cmd],
         cwd: request.cwd,
-        env: setup.env,
+        env: request.env ? { ...setup.env, ...request.env } : setup.env,
         cols: this.options.cols,
         rows: this.options.rows,
       });
@@ -86,6 +88,7 @@ export class ExecEngine {
         id: newSessionId(),
         handle,
         owner: request.owner,
+        agentId: request.agentId,
         cmd: request.cmd,
         cwd: request.cwd,
         timeoutMs: request.timeoutMs,
@@ -109,10 +112,16 @@ export class ExecEngine {
     this.expiries.set(session, timer);
   }
 
+  // The live session a handle names, if any (no error).
+  peek(handle: string): Session | undefined {
+    const session = this.sessions.get(handle);
+    return session && !session.isSpent ? session : undefined;
+  }
+
   // The session a handle names, or UNKNOWN_SESSION with a message a model can act on.
   find(handle: string): Session {
-    const session = this.sessions.get(handle);
-    if (!session || session.isSpent) {
+    const session = this.peek(handle);
+    if (!session) {
       throw new ZodexError(
         'UNKNOWN_SESSION',
         `no running session has the handle ${JSON.stringify(handle)}: it never existed, its exit was already ` +

@@ -6,6 +6,8 @@
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import type { WriteMode } from '../publisher/config.js';
+import { PUBLISHER_SECRET_ENV, WRITE_MODE_ENV } from '../publisher/paths.js';
 
 export interface ShellSetup {
   shell: string;
@@ -26,9 +28,14 @@ export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
   ZODEX: '1',
 };
 
-// Variables of the server that must never reach a command: the HTTP token and anything else
-// that grants zodexd's own authority.
-const SECRET_VARIABLES = ['ZODEX_AUTH_TOKEN', 'ZODEX_PUBLISHER_TOKEN', 'GITHUB_TOKEN_ZODEX_PUBLISHER'];
+// Variables of the server that must never reach a command: the HTTP token and the publisher's
+// write credential.
+const SECRET_VARIABLES = ['ZODEX_AUTH_TOKEN', ...PUBLISHER_SECRET_ENV];
+
+// GitHub credentials a shell could push with. Unless the write mode is `direct`, commands run
+// without them, so GitHub writes go through zodex-agent and the publisher daemon. (Credentials
+// stored on disk, such as gh's hosts.yml or a git credential helper, are not governed by this.)
+export const GITHUB_TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'];
 
 const MARK = '__ZODEX_ENV_BEGIN__';
 const CAPTURE_TIMEOUT_MS = 5_000;
@@ -85,6 +92,17 @@ export function captureLoginEnvironment(shell: string): Promise<ShellSetup> {
       },
     );
   });
+}
+
+// The selected write mode, applied to a command environment (undefined: not governed).
+export function applyWriteMode(setup: ShellSetup, mode: WriteMode | undefined): ShellSetup {
+  if (mode === undefined) return setup;
+  const env: Record<string, string> = { ...setup.env, [WRITE_MODE_ENV]: mode };
+  if (mode !== 'direct') {
+    for (const key of GITHUB_TOKEN_VARIABLES) delete env[key];
+    env.GIT_TERMINAL_PROMPT = '0';
+  }
+  return { ...setup, env };
 }
 
 export function serverEnvironment(shell: string): ShellSetup {

@@ -35,6 +35,7 @@ export interface SessionInit {
   id: string;
   handle: string;
   owner: string;
+  agentId: string | undefined;
   cmd: string;
   cwd: string;
   timeoutMs: number;
@@ -46,6 +47,7 @@ export class Session {
   readonly id: string;
   readonly handle: string;
   readonly owner: string;
+  readonly agentId: string | undefined;
   readonly cmd: string;
   readonly cwd: string;
   readonly startedAt = Date.now();
@@ -66,6 +68,7 @@ export class Session {
     this.id = init.id;
     this.handle = init.handle;
     this.owner = init.owner;
+    this.agentId = init.agentId;
     this.cmd = init.cmd;
     this.cwd = init.cwd;
     this.output = new OutputBuffer(init.limits, init.openSpill);
@@ -83,6 +86,10 @@ export class Session {
 
   get hasEnded(): boolean {
     return this.ended !== undefined;
+  }
+
+  get end(): SessionEnd | undefined {
+    return this.ended;
   }
 
   // True once a result carried the exit: the handle is then spent.

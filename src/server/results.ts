@@ -1,26 +1,15 @@
-// The one place where tool outcomes become MCP results: structured results carry the same JSON
-// as their first text block; every thrown error becomes an isError result "CODE: message".
+// The one place where thrown errors become MCP results: an isError result "CODE: message";
+// anything without a stable code is logged as an internal error.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorCode } from '../errors.js';
 
-export function structuredResult(value: object): CallToolResult {
-  return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: value as Record<string, unknown>,
-  };
-}
-
-export function textResult(text: string, isError = false): CallToolResult {
-  return isError ? { content: [{ type: 'text', text }], isError: true } : { content: [{ type: 'text', text }] };
-}
-
 export function errorResult(error: unknown, log: (message: string) => void): CallToolResult {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
-  if (code && /^[A-Z][A-Z_]+$/.test(code)) return textResult(`${code}: ${message}`, true);
+  if (code && /^[A-Z][A-Z_]+$/.test(code)) return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true };
   log(`internal error in a tool call: ${error instanceof Error ? (error.stack ?? message) : message}`);
-  return textResult(`INTERNAL: ${message}`, true);
+  return { content: [{ type: 'text', text: `INTERNAL: ${message}` }], isError: true };
 }
 
 // Runs a tool body and maps whatever it throws.

@@ -6,8 +6,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../cli/config.js';
+import { openStore, type Store } from '../store/index.js';
 import { ExecEngine } from '../exec/engine.js';
-import { captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
+import { applyWriteMode, captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/spill.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,6 +27,9 @@ export interface Runtime {
   engine: ExecEngine;
   spill: SpillStore;
   shell: Promise<ShellSetup>;
+  // History, agents and sessions, shared by every zodexd of this user (observability only).
+  store: Store;
+  serverId: string;
   log(message: string): void;
   close(): Promise<void>;
 }
@@ -42,28 +46,41 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     throw new Error(`the PTY helper ${spawnHelper} is missing or not executable; run \`npm ci\` (or \`npm run build\`) to build it`);
   }
   const shellPath = pickShell(config.mode);
-  const shell = config.mode === 'local' ? captureLoginEnvironment(shellPath) : Promise.resolve(serverEnvironment(shellPath));
+  const captured = config.mode === 'local' ? captureLoginEnvironment(shellPath) : Promise.resolve(serverEnvironment(shellPath));
+  const shell = captured.then((setup) => applyWriteMode(setup, config.writeMode));
   const spill = new SpillStore({ parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs });
   spill.startCleanup(log);
-  const engine = new ExecEngine({
-    spawnHelper,
-    shell,
-    limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes },
-    spill,
-    maxSessions: config.maxSessions,
-    unreportedRetentionMs: UNREPORTED_RETENTION_MS,
-    cols: TERMINAL_COLS,
-    rows: TERMINAL_ROWS,
-  });
+  const store = openStore({ stateDir: config.stateDir, warn: log });
+  const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
+  const engine = new ExecEngine(
+    {
+      spawnHelper,
+      shell,
+      limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes },
+      spill,
+      maxSessions: config.maxSessions,
+      unreportedRetentionMs: UNREPORTED_RETENTION_MS,
+      cols: TERMINAL_COLS,
+      rows: TERMINAL_ROWS,
+    },
+    {
+      onSessionStart: (session) =>
+        store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd }),
+      onSessionEnd: (session) => store.sessionEnded(session.id, { exitCode: session.end?.exitCode, terminationReason: session.end?.reason }),
+    },
+  );
   return {
     config,
     engine,
     spill,
     shell,
+    store,
+    serverId,
     log,
     async close() {
       spill.stop();
       await engine.shutdown();
+      store.close();
     },
   };
 }

@@ -15,3 +15,11 @@ export async function applyPatchTool(args: ApplyPatchArgs): Promise<{ text: stri
   const report = await applyPatch(args.patch, workdir);
   return formatPatchReport(report);
 }
+
+const OPERATION = /^\s*\*\*\* (Add|Delete|Update) File: (.*\S)\s*$/gm;
+
+// A one-line description of a patch for the history: its file operations, e.g. "M src/a.ts, A b.md".
+export function describePatch(patch: string): string {
+  const operations = [...patch.matchAll(OPERATION)].map(([, kind, file]) => `${kind![0]} ${file}`);
+  return operations.length > 0 ? operations.join(', ') : 'patch without file operations';
+}

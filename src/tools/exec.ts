@@ -14,9 +14,17 @@ const KILL_WAIT_MS = 5_000;
 
 export interface ExecToolContext {
   engine: ExecEngine;
-  owner: string;
+  owner: string; // the conversation
+  agentId: () => string;
+  sessionEnv: () => Record<string, string>; // extra variables for the command
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
+}
+
+// A result and the (opaque) id of the session it came from, for the records.
+export interface ExecOutcome {
+  result: ExecResult;
+  sessionId: string;
 }
 
 export interface CallControl {
@@ -44,29 +52,35 @@ export function clampYield(value: number | undefined, fallback: number): number 
   return Math.round(Math.min(MAX_YIELD_MS, Math.max(0, value)));
 }
 
-export async function execCommand(args: ExecCommandArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecResult> {
+export async function execCommand(args: ExecCommandArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecOutcome> {
   const cwd = resolveWorkdir(args.workdir, ctx.defaultWorkdir);
   const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS);
   const timeoutMs = Math.min(Math.ceil(args.timeout_ms ?? ctx.maxExecTimeoutMs), ctx.maxExecTimeoutMs);
-  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner });
+  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner, agentId: ctx.agentId(), env: ctx.sessionEnv() });
   const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
   // A cancelled call never delivers its handle, so nobody could ever reach this process again.
   if (call.signal.aborted && report.status === 'running') session.kill('killed');
-  return toExecResult(report);
+  return { result: toExecResult(report), sessionId: session.id };
 }
 
-export async function writeStdin(args: WriteStdinArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecResult> {
+export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: ExecToolContext, call: CallControl): Promise<ExecOutcome> {
   if (args.kill_process && args.chars !== undefined && args.chars !== '') {
     throw new ZodexError('INVALID_ARGUMENT', 'send chars and kill_process in separate calls: type first, then kill if needed');
   }
-  const session = ctx.engine.find(args.session_handle);
   if (args.kill_process) {
     session.kill('killed');
-    return toExecResult(await ctx.engine.collect(session, KILL_WAIT_MS, call.signal));
+    return { result: toExecResult(await ctx.engine.collect(session, KILL_WAIT_MS, call.signal)), sessionId: session.id };
   }
   if (args.chars) session.write(args.chars);
   const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS);
-  return toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call));
+  return { result: toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call)), sessionId: session.id };
+}
+
+// How a write_stdin call is described in the history: never the typed text itself.
+export function describeWriteStdin(args: WriteStdinArgs): string {
+  if (args.kill_process) return 'kill';
+  if (args.chars) return `input (${[...args.chars].length} characters)`;
+  return 'poll';
 }
 
 async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl): Promise<SessionReport> {

@@ -102,6 +102,10 @@ export function execResultShape() {
     output_lines: z.number().int().optional().describe('Lines in the whole stream so far (a last line without newline counts).'),
     output_file_truncated: z.boolean().optional().describe('true once the stream outgrew the file cap: the file holds its first bytes only.'),
     output_file_error: z.string().optional().describe('Why spilling to output_file failed; the preview in output still works.'),
+    zodex_context: z
+      .string()
+      .optional()
+      .describe("Local mode: the user's AGENTS instructions and skill catalog (first result of a conversation) and a workdir's AGENTS.md hint and skills (first success there)."),
   };
 }
 
@@ -129,6 +133,31 @@ export const WRITE_STDIN_DESCRIPTION = [
   'with chars it types them first; with kill_process: true it kills the command and everything it started.',
   'Once a result reports status "exited", the handle is spent.',
   `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
+].join(' ');
+
+export const ALIAS_MAX_CHARS = 80;
+
+export function setAgentAliasInput() {
+  return {
+    alias: z
+      .string({ error: 'alias is required: a short label such as "Rindle implementation", or "" to clear it' })
+      .refine((alias) => [...alias].length <= ALIAS_MAX_CHARS, `alias is longer than ${ALIAS_MAX_CHARS} characters; use a 2-7 word label`)
+      .meta({ maxLength: ALIAS_MAX_CHARS })
+      .describe(`A 2-7 word label for this conversation, at most ${ALIAS_MAX_CHARS} characters; "" clears it.`),
+  };
+}
+
+export function aliasResultShape() {
+  return {
+    agent_id: z.string().describe("This conversation's four-character Agent ID."),
+    alias: z.string().describe('The alias now shown in Liveboard ("" when cleared).'),
+  };
+}
+
+export const SET_AGENT_ALIAS_DESCRIPTION = [
+  'Label the current conversation in Liveboard.',
+  'Give a short, descriptive 2-7 word label for what this Agent is doing, such as "Rindle implementation", and update it when the main task changes.',
+  'Optional; it changes no routing, permission or history, and is not recorded in the execution timeline.',
 ].join(' ');
 
 export const APPLY_PATCH_DESCRIPTION = [

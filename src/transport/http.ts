@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isLoopbackHost } from '../cli/config.js';
 import type { Runtime } from '../server/runtime.js';
+import { Conversation as ConversationState } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
 import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
 
@@ -92,7 +93,8 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
 
   const openConversation = async (): Promise<Conversation> => {
     const id = randomUUID();
-    const mcp = createMcpServer(runtime, { id });
+    const state = new ConversationState(runtime, id);
+    const mcp = createMcpServer(runtime, state);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: (sessionId) => {
@@ -109,7 +111,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
         if (closed) return;
         closed = true;
         conversations.delete(id);
-        runtime.engine.closeOwner(id);
+        state.close();
         await mcp.close().catch(() => {});
       },
     };

@@ -6,10 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Runtime } from '../server/runtime.js';
+import { Conversation } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
 
 export async function serveStdio(runtime: Runtime): Promise<void> {
-  const conversation = { id: randomBytes(8).toString('hex') };
+  const conversation = new Conversation(runtime, randomBytes(8).toString('hex'));
   const server = createMcpServer(runtime, conversation);
   const transport = new StdioServerTransport();
 
@@ -19,6 +20,7 @@ export async function serveStdio(runtime: Runtime): Promise<void> {
     stopping = true;
     if (why !== 'stdin closed') runtime.log(`stopping: ${why}`);
     const exit = () => process.exit(0);
+    conversation.close();
     runtime.close().then(exit, exit);
   };
 

@@ -1,0 +1,103 @@
+// One conversation (a stdio connection, an HTTP session): its Agent ID, given at its first
+// tool call; its zodex_context memory (Local mode); and the recording of every invocation in
+// the store. Flow per call: invoke() -> start record -> tool body -> finish record -> result,
+// with the context the seed asks for added once, after the original result.
+
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ConversationContext } from '../context/index.js';
+import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
+import type { ExecResult } from '../tools/schemas.js';
+import { errorResult } from './results.js';
+import type { Runtime } from './runtime.js';
+
+// What a tool body hands back: a structured exec result, or Codex-style text.
+export type Outcome =
+  | { kind: 'exec'; result: ExecResult; sessionId: string | undefined }
+  | { kind: 'text'; text: string; isError: boolean; structured?: Record<string, unknown> };
+
+export interface InvocationInfo {
+  tool: string;
+  workdir: string | undefined; // where it acts, as far as known before it runs
+  summary: string; // the command, "poll", a patch's file list...
+}
+
+export class Conversation {
+  private agent: string | undefined;
+  private readonly context: ConversationContext | undefined;
+
+  constructor(
+    private readonly runtime: Runtime,
+    readonly id: string,
+  ) {
+    this.context = runtime.config.mode === 'local' ? new ConversationContext(runtime.config.context) : undefined;
+  }
+
+  // The four-character Agent ID, assigned at the first tool call that needs it.
+  get agentId(): string {
+    this.agent ??= this.runtime.store.registerAgent(this.runtime.serverId);
+    return this.agent;
+  }
+
+  // Variables every command of this conversation gets: who started it, and where the
+  // publisher daemon listens (zodex-agent reads both).
+  sessionEnv(): Record<string, string> {
+    return {
+      [AGENT_ID_ENV]: this.agentId,
+      [PUBLISHER_SOCKET_ENV]: process.env[PUBLISHER_SOCKET_ENV] ?? defaultPublisherSocket(),
+    };
+  }
+
+  // Runs one tool call, records it, and shapes its MCP result.
+  async invoke(info: InvocationInfo, body: () => Promise<Outcome>): Promise<CallToolResult> {
+    const { store, log } = this.runtime;
+    const record = store.startInvocation({ agentId: this.agentId, tool: info.tool, workdir: info.workdir, summary: info.summary });
+    let outcome: Outcome;
+    try {
+      outcome = await body();
+    } catch (error) {
+      const result = errorResult(error, log);
+      const text = result.content[0]?.type === 'text' ? result.content[0].text : 'error';
+      store.finishInvocation(record, { resultSummary: text.split('\n')[0]!, isError: true });
+      return this.withContext(result, { succeeded: false, workdir: undefined });
+    }
+    if (outcome.kind === 'exec') {
+      const { result } = outcome;
+      store.finishInvocation(record, {
+        resultSummary: result.summary,
+        isError: false,
+        exitCode: result.exit_code,
+        terminationReason: result.termination_reason,
+        sessionId: outcome.sessionId,
+        outputFile: result.output_file,
+      });
+      const context = this.context?.forResult({ workdir: result.cwd, succeeded: true });
+      const structured = context === undefined ? result : { ...result, zodex_context: context };
+      return {
+        content: [{ type: 'text', text: appendContext(JSON.stringify(result), context) }],
+        structuredContent: structured as Record<string, unknown>,
+      };
+    }
+    store.finishInvocation(record, { resultSummary: outcome.text.split('\n')[0]!, isError: outcome.isError });
+    const result: CallToolResult = { content: [{ type: 'text', text: outcome.text }] };
+    if (outcome.isError) result.isError = true;
+    if (outcome.structured) result.structuredContent = outcome.structured;
+    return this.withContext(result, { succeeded: !outcome.isError, workdir: info.workdir });
+  }
+
+  // Appends the conversation's pending zodex_context, if any, to a text result.
+  withContext(result: CallToolResult, at: { succeeded: boolean; workdir: string | undefined }): CallToolResult {
+    const context = this.context?.forResult(at);
+    const first = result.content[0];
+    if (context === undefined || first?.type !== 'text') return result;
+    return { ...result, content: [{ ...first, text: appendContext(first.text, context) }, ...result.content.slice(1)] };
+  }
+
+  close(): void {
+    this.runtime.engine.closeOwner(this.id);
+    if (this.agent !== undefined) this.runtime.store.endAgent(this.agent);
+  }
+}
+
+function appendContext(text: string, context: string | undefined): string {
+  return context === undefined ? text : `${text}\n\n${context}`;
+}
