@@ -100,6 +100,16 @@ export const REQUIREMENTS = {
   'spill.cleanup': r('002', 'stale files are cleaned up after 24 hours', 'at start, a spill file older than the max age is removed and a fresh one kept', ['flags', 'local']),
   'spill.utf8-split': r('issue 3', 'UTF-8 split across read chunks decodes correctly (no U+FFFD for a split multi-byte character)', 'a character split across writes, reads and results arrives whole, in the preview and in the file'),
   'spill.unwritable': r('issue 3', 'spill folder not writable or disk full → the command keeps running, the result says that spilling failed (a clear field or message), the preview still works, the server does not crash.', 'with an unusable spill folder the result carries output_file_error, the preview and counts still work', ['flags', 'local']),
+
+  // --- apply_patch (seeds 000, 002, issue 4)
+  'patch.corpus': r('issue 4', 'Codex\'s scenarios are run the same way', 'every scenario of our corpus and of Codex\'s, sent through MCP, leaves exactly the expected tree'),
+  'patch.success-text': r('issue 4', 'Success text in Codex\'s form (Success. Updated the following files: then A/M/D lines)', 'a successful patch answers "Success. Updated the following files:" and one A/M/D line per file'),
+  'patch.partial': r('002', 'When a valid multi-file patch contains stale context in one file, Zodex still applies independent file operations that match. The MCP error text lists the files already changed and the specific operations that failed. … A successful file operation is not rolled back because a different file failed.', 'stale context in one file: the other files change, the error lists both sides and the fix'),
+  'patch.malformed': r('002', 'Malformed patch syntax is rejected before applying any file operations.', 'a malformed patch changes nothing and names the line and the valid forms'),
+  'patch.out-of-order': r('002', 'Within one file, Zodex only recovers out-of-order edits when all original regions match uniquely and do not overlap.', 'unique out-of-order chunks apply; overlapping ones are an error with no change'),
+  'patch.ambiguous': r('002', 'Ambiguous context stays an error; Zodex never guesses which occurrence the agent intended.', 'context matching two places is an error naming the candidate lines, and nothing changes'),
+  'patch.relative-paths': r('000', 'Relative paths in the patch are resolved against workdir.', 'relative paths land under workdir, in nested folders created as needed'),
+  'patch.absolute-paths': r('002', 'The declared workdir is routing context, not confinement: a deliberately absolute path in a supported patch/command can still reach elsewhere', 'an absolute path outside workdir is honoured'),
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;
