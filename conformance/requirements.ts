@@ -110,6 +110,19 @@ export const REQUIREMENTS = {
   'patch.ambiguous': r('002', 'Ambiguous context stays an error; Zodex never guesses which occurrence the agent intended.', 'context matching two places is an error naming the candidate lines, and nothing changes'),
   'patch.relative-paths': r('000', 'Relative paths in the patch are resolved against workdir.', 'relative paths land under workdir, in nested folders created as needed'),
   'patch.absolute-paths': r('002', 'The declared workdir is routing context, not confinement: a deliberately absolute path in a supported patch/command can still reach elsewhere', 'an absolute path outside workdir is honoured'),
+
+  // --- Local mode: agents, aliases, history, zodex_context (seed 002, issue 7)
+  'agent.ids': r('002', 'If it is the first tool call, Local assigns the conversation its normal four-character Agent ID', 'each conversation gets its own four-character Agent ID, stable for its life', ['http']),
+  'alias.local-only': r('002', 'Local also offers the optional set_agent_alias tool … This tool is not available in Sprite mode.', 'set_agent_alias is listed in local mode and absent in sprite mode', ['flags']),
+  'alias.limits': r('002', 'alias    required string (max 80 characters; empty string clears the alias)', 'an 80-character alias is accepted, 81 refused with no change, "" clears it'),
+  'alias.first-call': r('002', 'If it is the first tool call, Local assigns the conversation its normal four-character Agent ID without recording a timeline invocation.', 'an alias as first call gives the agent its ID and leaves no history row', ['flags', 'local']),
+  'alias.persistent-lww': r('002', 'Agent alias updates and manual pencil-button edits are persistent, last-write-wins', 'the last alias set is the one stored, across conversations and after the server exits', ['flags', 'local']),
+  'alias.no-effect': r('002', 'Alias changes do not appear in the execution timeline or affect process routing, permissions, or history.', 'renaming changes no history row and does not disturb a running session', ['flags', 'local']),
+  'history.records': r('issue 7', 'Every tool invocation is recorded: agent, tool, workdir, command or patch summary, start and end, result summary, exit code, termination reason, and which session it created or touched (stored as an opaque id, never the handle itself: a handle is a capability). Output is not stored, except the spill file path.', 'zodex history --json holds one row per call with those fields, never a handle or output', ['flags', 'local']),
+  'context.first-result': r('002', 'By default the first result in a ChatGPT conversation includes the user\'s Codex-style global AGENTS instructions and global skill catalog', 'the first result carries the global AGENTS.md and skills in zodex_context; later ones do not', ['flags', 'local']),
+  'context.workdir': r('002', 'the first successful invocation in a workdir may include a one-line AGENTS.md/AGENTS.override.md hint plus a compact catalog of skills found directly under <workdir>/.agents/skills', 'the first success in a workdir names its AGENTS.md and .agents/skills; a failure or a second call does not', ['flags', 'local']),
+  'context.result-unchanged': r('002', 'exec_command and write_stdin expose this through an optional zodex_context structured field; text/error results keep the original result first and append context in the same text block. Stdout, status, cwd, exit code, and stored invocation evidence remain unchanged.', 'context is a separate field, appended after the result text; output, status, cwd and exit code are as without it', ['flags', 'local']),
+  'context.switches': r('issue 7', 'Each part can be turned off (flags and a config file you define)', '--global-context off, --workdir-context off and the config file each remove their part', ['flags', 'local']),
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

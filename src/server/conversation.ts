@@ -63,7 +63,8 @@ export class Conversation {
     if (outcome.kind === 'exec') {
       const { result } = outcome;
       store.finishInvocation(record, {
-        resultSummary: result.summary,
+        // A running summary names the handle, a capability: the record keeps only its first part.
+        resultSummary: result.session_handle === undefined ? result.summary : result.summary.split(';')[0]!,
         isError: false,
         exitCode: result.exit_code,
         terminationReason: result.termination_reason,
