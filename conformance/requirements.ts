@@ -123,6 +123,11 @@ export const REQUIREMENTS = {
   'context.workdir': r('002', 'the first successful invocation in a workdir may include a one-line AGENTS.md/AGENTS.override.md hint plus a compact catalog of skills found directly under <workdir>/.agents/skills', 'the first success in a workdir names its AGENTS.md and .agents/skills; a failure or a second call does not', ['flags', 'local']),
   'context.result-unchanged': r('002', 'exec_command and write_stdin expose this through an optional zodex_context structured field; text/error results keep the original result first and append context in the same text block. Stdout, status, cwd, exit code, and stored invocation evidence remain unchanged.', 'context is a separate field, appended after the result text; output, status, cwd and exit code are as without it', ['flags', 'local']),
   'context.switches': r('issue 7', 'Each part can be turned off (flags and a config file you define)', '--global-context off, --workdir-context off and the config file each remove their part', ['flags', 'local']),
+
+  // --- publishing through zodex-agent (seed 000, issue 9)
+  'publisher.publish-pr': r('000', 'publish-pr is exposed through zodex-agent github publish-pr; it routes branch publication and PR creation through the local publisher daemon without exposing a write token to MCP tools.', 'a commit made under exec_command is published by zodex-agent: the branch reaches the remote and the PR request carries the token', ['flags', 'local']),
+  'publisher.no-leak': r('issue 9', 'The token never reaches the process environment of exec_command sessions, their output, the spill files, the history, or the daemon\'s logs; a test greps all of them for it.', 'the token is in no session environment, output, spill file, history row or daemon log', ['flags', 'local']),
+  'publisher.write-mode': r('002', 'GitHub clone/fetch and direct push availability are determined by the Sprite\'s GitHub Apps and active write mode.', 'in read-only mode zodex-agent is refused, and commands run without GITHUB_TOKEN/GH_TOKEN unless the mode is direct', ['flags', 'local']),
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;
