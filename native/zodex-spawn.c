@@ -26,6 +26,9 @@
  * with setsid included) are re-parented to it rather than to init, so zodexd finds them as its
  * descendants and kills them with the rest.
  *
+ * SIGUSR2 is zodexd's kill request (kill_process, a timeout): every descendant is killed, the
+ * reporter stays, and the exit is reported as usual with all output read.
+ *
  * SIGHUP means nobody is left to report to: the terminal hung up or (Linux: PR_SET_PDEATHSIG)
  * zodexd itself died, even by SIGKILL. zodex-spawn then kills its whole process group, so no
  * command outlives the server that started it.
@@ -48,7 +51,9 @@
 #endif
 
 static volatile sig_atomic_t hung_up = 0;
+static volatile sig_atomic_t kill_requested = 0;
 static void on_hangup(int sig) { (void)sig; hung_up = 1; }
+static void on_kill_request(int sig) { (void)sig; kill_requested = 1; }
 static void on_child(int sig) { (void)sig; } /* only to wake sigsuspend */
 
 #ifdef __linux__
@@ -99,6 +104,16 @@ static void kill_descendants(void) {
 }
 #endif
 
+/* A kill request: everything but this process. Without /proc, the child's group is all we can
+   reach: the shell and what stayed in its group. */
+static void kill_descendants_or_group(void) {
+#ifdef __linux__
+  kill_descendants();
+#else
+  kill(-getpgrp(), SIGKILL);
+#endif
+}
+
 static void kill_group_and_exit(void) {
   signal(SIGHUP, SIG_IGN);
 #ifdef __linux__
@@ -139,6 +154,7 @@ int main(int argc, char **argv) {
   sigemptyset(&blocked);
   sigaddset(&blocked, SIGHUP);
   sigaddset(&blocked, SIGCHLD);
+  sigaddset(&blocked, SIGUSR2);
   sigprocmask(SIG_BLOCK, &blocked, &old_set);
 
 #ifdef __linux__
@@ -167,6 +183,8 @@ int main(int argc, char **argv) {
   sigaction(SIGHUP, &action, NULL);
   action.sa_handler = on_child;
   sigaction(SIGCHLD, &action, NULL);
+  action.sa_handler = on_kill_request;
+  sigaction(SIGUSR2, &action, NULL);
 
 #ifdef __linux__
   pid_t server = getppid();
@@ -182,6 +200,10 @@ int main(int argc, char **argv) {
   int status = 0;
   for (int running = 1; running;) {
     if (hung_up) kill_group_and_exit();
+    if (kill_requested) {
+      kill_requested = 0;
+      kill_descendants_or_group();
+    }
     int reaped_status;
     pid_t reaped;
     while ((reaped = waitpid(-1, &reaped_status, WNOHANG)) > 0) {

@@ -1,8 +1,8 @@
-// Ending every process a command started. The command's first process (zodex-spawn) leads its
-// own session and process group, so `kill(-pgid)` reaches children and grandchildren. On Linux
-// a /proc sweep also reaches members of the session that moved to another process group and
-// every descendant of zodex-spawn, which, as a child subreaper, inherits the command's orphans
-// (even daemons that left the session with setsid).
+// Ending every process a command started, when zodex-spawn cannot (normally it does: see
+// native/zodex-spawn.c). It leads its own session and process group, so `kill(-pgid)` reaches
+// children and grandchildren; on Linux a /proc sweep also reaches members of the session that
+// moved to another process group and every descendant of zodex-spawn, which, as a child
+// subreaper, inherits the command's orphans (even daemons that left the session with setsid).
 
 import fs from 'node:fs';
 
@@ -66,10 +66,9 @@ export function commandProcesses(leader: number): number[] {
   return [...found];
 }
 
-// Kills the command led by `leader`, sparing `spare` (zodex-spawn, so that it can still report
-// the exit with the output complete).
-export function killProcessTree(leader: number, options: { spare?: number } = {}): void {
-  const members = process.platform === 'linux' ? commandProcesses(leader) : [];
-  if (options.spare === undefined || members.length === 0) signalQuietly(-leader, 'SIGKILL');
-  for (const pid of members) if (pid !== options.spare) signalQuietly(pid, 'SIGKILL');
+// Kills the command led by `leader`, zodex-spawn included: the fallback for when zodex-spawn
+// cannot do it itself (it died, or did not answer a kill request in time).
+export function killProcessTree(leader: number): void {
+  signalQuietly(-leader, 'SIGKILL');
+  if (process.platform === 'linux') for (const pid of commandProcesses(leader)) signalQuietly(pid, 'SIGKILL');
 }

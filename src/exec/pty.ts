@@ -34,8 +34,10 @@ export interface PtyProcess {
   write(data: string): void;
   onData(listener: (bytes: Buffer) => void): void;
   onExit(listener: (exit: PtyExit) => void): void;
+  // Asks zodex-spawn to kill everything the command started (SIGUSR2); it then reports the exit.
+  requestKill(): void;
   // Closes the terminal. zodex-spawn, if still waiting, takes the hang-up as the order to kill
-  // its process group and exit.
+  // what is left of the command and exit.
   dispose(): void;
 }
 
@@ -103,6 +105,13 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
     },
     onExit: (listener) => {
       exitListener = listener;
+    },
+    requestKill: () => {
+      try {
+        process.kill(pty.pid, 'SIGUSR2');
+      } catch {
+        // already gone: its exit is on the way
+      }
     },
     dispose: () => {
       try {

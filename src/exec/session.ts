@@ -76,7 +76,7 @@ export class Session {
     pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
     pty.onExit((exit) => {
       this.receive(this.stripper.end());
-      this.finish(exit.exitCode, exit.signal);
+      this.finish(exit.exitCode, exit.signal, exit.complete);
     });
   }
 
@@ -113,17 +113,19 @@ export class Session {
     for (const listener of this.dataListeners) listener(bytes);
   }
 
-  private finish(exitCode: number, signal: number | undefined): void {
+  private finish(exitCode: number, signal: number | undefined, reported: boolean): void {
     if (this.ended) return;
     clearTimeout(this.timeout);
     if (this.killTimer) clearTimeout(this.killTimer);
     this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now() };
     for (const wake of this.endWaiters) wake();
     this.endWaiters.clear();
-    // The shell is gone; whatever it left behind goes with it. This runs after the waiting
-    // calls have sent their results, and while zodex-spawn still holds the command's orphans.
+    // The shell is gone; whatever it left behind goes with it. Closing the terminal tells
+    // zodex-spawn, which still holds the command's orphans, to kill them all. Only if it died
+    // before reporting does zodexd sweep for them itself. This runs after the waiting calls
+    // have sent their results.
     setImmediate(() => {
-      killProcessTree(this.pty.pid);
+      if (!reported) killProcessTree(this.pty.pid);
       this.pty.dispose();
     });
   }
@@ -132,12 +134,13 @@ export class Session {
     if (!this.ended) this.pty.write(chars);
   }
 
-  // Kills every process of the command. zodex-spawn is spared at first so that it reports the
-  // exit with all output read; if it has not within the grace period, it is killed as well.
+  // Kills every process of the command: zodex-spawn kills its descendants on request and then
+  // reports the exit with all output read. If it has not within the grace period, zodexd kills
+  // the whole tree, zodex-spawn included.
   kill(reason: Exclude<TerminationReason, 'exit'>): void {
     if (this.ended) return;
     this.reason ??= reason;
-    killProcessTree(this.pty.pid, { spare: this.pty.pid });
+    this.pty.requestKill();
     this.killTimer ??= setTimeout(() => killProcessTree(this.pty.pid), KILL_REPORT_GRACE_MS);
   }
 

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import fsPromises from 'node:fs/promises';
+import { mkdirp } from '../fsutil.js';
 import path from 'node:path';
 import type { FailureCode, FileProbe, FileReader, Step } from './plan.js';
 
@@ -13,7 +14,7 @@ export interface FsPort {
   realpath(path: string): Promise<string>;
   stat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; mode: number }>;
   readFile(path: string): Promise<Uint8Array>;
-  mkdir(path: string, options: { recursive: true }): Promise<unknown>;
+  mkdirp(path: string): Promise<unknown>; // the folder and its missing parents
   open(path: string, flags: 'wx', mode: number): Promise<TempHandle>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
@@ -25,7 +26,7 @@ export interface TempHandle {
   close(): Promise<void>;
 }
 
-export const nodeFs: FsPort = fsPromises;
+export const nodeFs: FsPort = { ...fsPromises, mkdirp: (folder: string) => mkdirp(folder) };
 
 const NEW_FILE_MODE = 0o666; // before the umask, as any editor creates files
 const MAX_NAME_IN_TEMP = 200; // keeps `.<name>.zodex-<random>.tmp` under NAME_MAX (255)
@@ -73,7 +74,7 @@ export async function runSteps(steps: readonly Step[], fs: FsPort): Promise<Step
 
 async function writeAtomically(fs: FsPort, target: string, content: string, mode: number | undefined): Promise<void> {
   const folder = path.dirname(target);
-  await fs.mkdir(folder, { recursive: true });
+  await fs.mkdirp(folder);
   const name = path.basename(target).slice(0, MAX_NAME_IN_TEMP);
   const temp = path.join(folder, `.${name}.zodex-${randomBytes(6).toString('hex')}.tmp`);
   const handle = await fs.open(temp, 'wx', mode ?? NEW_FILE_MODE);

@@ -8,6 +8,7 @@
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { mkdirpSync } from '../fsutil.js';
 import path from 'node:path';
 import { PublisherError } from './errors.js';
 import { PUBLISHER_SECRET_ENV } from './paths.js';
@@ -148,7 +149,7 @@ export class StagingRepo {
 
   ensure(): Promise<void> {
     this.ready ??= (async () => {
-      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      mkdirpSync(this.dir, 0o700);
       if (fs.existsSync(path.join(this.dir, 'HEAD'))) return;
       const init = await this.run(['init', '--bare', '-q', '.']);
       if (init.code !== 0) throw new Error(`cannot create the staging repository ${this.dir}: ${lastLine(init.stderr)}`);

@@ -3,6 +3,7 @@
 // then the migrations. Throws; the caller decides whether a failure degrades or exits.
 
 import fs from 'node:fs';
+import { mkdirpSync } from '../fsutil.js';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.js';
@@ -32,7 +33,7 @@ export function openDatabase(stateDir: string, options: OpenDatabaseOptions = {}
   if (options.mustExist) {
     if (!fs.existsSync(file)) throw new StoreError('NO_DATABASE', `no state database at ${file} yet (zodexd creates it on first use)`);
   } else {
-    fs.mkdirSync(stateDir, { recursive: true, mode: STATE_DIR_MODE });
+    mkdirpSync(stateDir, STATE_DIR_MODE);
     // Create the file ourselves so it is private from the first byte; SQLite gives its -wal and
     // -shm files the same mode.
     fs.closeSync(fs.openSync(file, 'a', DATABASE_FILE_MODE));

@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mkdirp, mkdirpSync } from '../src/fsutil.js';
+
+describe('mkdirp', () => {
+  it('makes missing parents, accepts an existing folder, refuses a file in the way', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-mkdirp-'));
+    try {
+      mkdirpSync(path.join(root, 'a/b/c'), 0o700);
+      await mkdirp(path.join(root, 'd/e'));
+      expect(fs.statSync(path.join(root, 'a/b/c')).isDirectory()).toBe(true);
+      expect(fs.statSync(path.join(root, 'a/b')).mode & 0o777).toBe(0o700);
+      expect(fs.statSync(path.join(root, 'd/e')).isDirectory()).toBe(true);
+      mkdirpSync(path.join(root, 'a/b/c'));
+      fs.writeFileSync(path.join(root, 'file'), 'x');
+      expect(() => mkdirpSync(path.join(root, 'file'))).toThrow(/ENOTDIR/);
+      expect(() => mkdirpSync(path.join(root, 'file/sub'))).toThrow(/ENOTDIR/);
+      await expect(mkdirp(path.join(root, 'file/sub'))).rejects.toThrow(/ENOTDIR/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('fails instead of spinning where mkdir answers ENOENT (/proc)', async () => {
+    // Node 20's own recursive mkdir loops forever here.
+    expect(() => mkdirpSync('/proc/zodex-nope/x')).toThrow(/ENOENT/);
+    await expect(mkdirp('/proc/zodex-nope/x')).rejects.toThrow(/ENOENT/);
+  });
+});
