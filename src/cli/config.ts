@@ -51,6 +51,8 @@ export interface Config {
   stateDir: string;
   context: ContextOptions;
   writeMode: WriteMode | undefined;
+  // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.
+  liveboard: ListenAddress | undefined;
   // Notes for stderr at start (e.g. an environment variable that was ignored).
   notices: string[];
 }
@@ -79,6 +81,7 @@ const options = {
   'max-body-bytes': { type: 'string' },
   'state-dir': { type: 'string' },
   'write-mode': { type: 'string' },
+  liveboard: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
   ...CONTEXT_FLAG_OPTIONS,
@@ -114,7 +117,13 @@ export function parseListen(value: string, flag = '--listen'): ListenAddress {
   return { host, port };
 }
 
-function parseAllowHost(value: string): string {
+// A Liveboard on a non-loopback address needs a token (zodexd --liveboard, zodex liveboard --listen).
+export function liveboardBindProblem(listen: ListenAddress, token: string | undefined, flag: string): string | undefined {
+  if (isLoopbackHost(listen.host) || token !== undefined) return undefined;
+  return `${flag} ${listen.host} is not a loopback address, so the Liveboard needs a token: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN`;
+}
+
+export function parseAllowHost(value: string): string {
   const host = value.trim().toLowerCase();
   if (host === '' || /\s|\//.test(host)) {
     throw new UsageError(`--allow-host ${JSON.stringify(value)} is not a hostname; write e.g. --allow-host host.docker.internal`);
@@ -156,7 +165,7 @@ function checkDirectory(flag: string, dir: string): string {
   return path.normalize(dir);
 }
 
-function readToken(file: string): string {
+export function readToken(file: string): string {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -230,6 +239,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     );
   }
 
+  const liveboard = flags.liveboard === undefined ? undefined : parseListen(flags.liveboard, '--liveboard');
+  const liveboardProblem = liveboard && liveboardBindProblem(liveboard, authToken, '--liveboard');
+  if (liveboardProblem) throw new UsageError(liveboardProblem);
+
   const stateDir = flags['state-dir'] === undefined ? defaultStateDir(env) : path.resolve(flags['state-dir']);
   let context: ContextOptions;
   try {
@@ -261,6 +274,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     stateDir,
     context,
     writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
+    liveboard,
     notices,
   };
   return { kind: 'run', config };
@@ -295,6 +309,11 @@ Output:
   --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)
   --spill-cap-bytes N         bytes kept per spill file (default ${DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${DEFAULT_SPILL_MAX_AGE_MS})
+
+Liveboard (the operator's web page: agents, timelines, live sessions):
+  --liveboard HOST:PORT       serve it at http://HOST:PORT/, on its own listener (default off;
+                              port 0 = any free port; wildcards refused; a non-loopback HOST
+                              needs --auth-token-file; --allow-host names admit it too)
 
 State and GitHub:
   --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)

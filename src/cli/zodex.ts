@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   history: { summary: 'recorded tool invocations, oldest first', load: () => import('./commands/history.js') },
   agents: { summary: 'agents (MCP conversations) and their aliases', load: () => import('./commands/agents.js') },
   publisher: { summary: 'the GitHub publisher daemon: holds the write token, serves zodex-agent', load: () => import('./commands/publisher.js') },
+  liveboard: { summary: 'the operator web page: agents, timelines, live sessions (input, kill)', load: () => import('./commands/liveboard.js') },
 };
 
 export function usage(): string {

@@ -33,6 +33,11 @@ async function main(): Promise<void> {
   const { config } = request;
   for (const notice of config.notices) log(notice);
   const runtime = createRuntime(config, log);
+  // A Liveboard that cannot listen is fatal (it was asked for); nothing is left behind.
+  await runtime.ready.catch(async (error: unknown) => {
+    await runtime.close();
+    throw error;
+  });
   if (config.transport === 'http') await serveHttp(runtime);
   else await serveStdio(runtime);
 }

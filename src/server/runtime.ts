@@ -10,6 +10,9 @@ import { openStore, type Store } from '../store/index.js';
 import { ExecEngine } from '../exec/engine.js';
 import { applyWriteMode, captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/spill.js';
+import { startControlServer, type ControlServer } from '../liveboard/control.js';
+import { startLiveboard, type Liveboard } from '../liveboard/server.js';
+import { TailRings } from '../liveboard/tail.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -30,6 +33,12 @@ export interface Runtime {
   // History, agents and sessions, shared by every zodexd of this user (observability only).
   store: Store;
   serverId: string;
+  // The control socket (<stateDir>/run/<serverId>.sock): Liveboards tail, type into and kill
+  // this process's sessions through it.
+  control: ControlServer;
+  // Resolves once the control socket and, with --liveboard, the Liveboard listen; rejects when
+  // the Liveboard cannot (the control socket only warns).
+  ready: Promise<void>;
   log(message: string): void;
   close(): Promise<void>;
 }
@@ -52,6 +61,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
   spill.startCleanup(log);
   const store = openStore({ stateDir: config.stateDir, warn: log });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
+  const tails = new TailRings();
   const engine = new ExecEngine(
     {
       spawnHelper,
@@ -64,11 +74,20 @@ export function createRuntime(config: Config, log: (message: string) => void): R
       rows: TERMINAL_ROWS,
     },
     {
-      onSessionStart: (session) =>
-        store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd }),
+      onSessionStart: (session) => {
+        tails.track(session);
+        store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd });
+      },
       onSessionEnd: (session) => store.sessionEnded(session.id, { exitCode: session.end?.exitCode, terminationReason: session.end?.reason }),
     },
   );
+  const control = startControlServer({ sessions: () => engine.list(), store, serverId, stateDir: config.stateDir, tails, log });
+  // The Liveboard acts through control sockets, its own process's included: one code path.
+  const liveboard: Promise<Liveboard | undefined> = config.liveboard
+    ? control.ready.then(() =>
+        startLiveboard({ store, stateDir: config.stateDir, listen: config.liveboard!, allowHosts: config.allowHosts, token: config.authToken, log }),
+      )
+    : Promise.resolve(undefined);
   return {
     config,
     engine,
@@ -76,10 +95,14 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     shell,
     store,
     serverId,
+    control,
+    ready: liveboard.then(() => undefined),
     log,
     async close() {
       spill.stop();
+      await liveboard.then((board) => board?.close(), () => undefined);
       await engine.shutdown();
+      await control.close();
       store.close();
     },
   };

@@ -1,0 +1,37 @@
+// The page is self-contained: nothing in it points anywhere but the board (it works offline),
+// and its one script and one style carry the response's CSP nonce.
+
+import { describe, expect, it } from 'vitest';
+import { contentSecurityPolicy, renderPage } from '../../src/liveboard/page.js';
+
+const html = renderPage({ nonce: 'NONCE123', csrfToken: 'CSRF456' });
+
+describe('the Liveboard page', () => {
+  it('has no external URL at all', () => {
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?\s*(?:\/\/|[a-z][a-z0-9+.-]*:(?!,))/i); // only data:, allowed (the empty favicon)
+    expect(html).not.toMatch(/@import|url\(/i);
+    expect([...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1])).toEqual(['data:,']);
+  });
+
+  it('fetches only from its own origin: /events and /api/…', () => {
+    expect([...html.matchAll(/new EventSource\('([^']+)'\)/g)].map((m) => m[1])).toEqual(['/events']);
+    expect(html).toMatch(/fetch\(path,/);
+    for (const match of html.matchAll(/post\('([^']+)'/g)) expect(match[1]).toMatch(/^\/api\//);
+  });
+
+  it('gives the script and the style the nonce, and nothing else runs inline', () => {
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1])).toEqual([' nonce="NONCE123"']);
+    expect([...html.matchAll(/<style([^>]*)>/g)].map((m) => m[1])).toEqual([' nonce="NONCE123"']);
+    expect(html).not.toMatch(/\son[a-z]+\s*=\s*"/); // no inline event handler attributes
+    expect(html).not.toMatch(/\sstyle\s*=\s*"/);
+    expect(html).toContain('<meta name="zodex-csrf" content="CSRF456">');
+    expect(contentSecurityPolicy('NONCE123')).toBe(
+      "default-src 'none'; script-src 'nonce-NONCE123'; style-src 'nonce-NONCE123'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+  });
+
+  it('escapes what it embeds', () => {
+    expect(renderPage({ nonce: 'n', csrfToken: '"><script>' })).toContain('content="&quot;>&lt;script>"');
+  });
+});

@@ -1,0 +1,99 @@
+// `zodex liveboard`: the operator's web page on its own, for every zodexd of this user that keeps
+// its state in the same directory (zodexd --liveboard serves the same page in-process).
+// Flow: argv + env -> parseLiveboardArgs (defaults and checks) -> the store -> startLiveboard ->
+// wait for SIGINT/SIGTERM -> close. Sessions are acted on through each zodexd's control socket.
+
+import { liveboardBindProblem, parseAllowHost, parseListen, readToken, UsageError, type ListenAddress } from '../config.js';
+import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
+import { parseFlags, resolveStateDir } from './format.js';
+
+// Beside zodexd's default MCP port 7391.
+export const DEFAULT_LIVEBOARD_LISTEN = '127.0.0.1:7392';
+
+export const usage = `Usage: zodex liveboard [--listen HOST:PORT] [--state-dir DIR] [--allow-host HOST]... [--auth-token-file PATH]
+
+Serves the Liveboard: every zodexd of this user (same state directory), its agents and their
+aliases (editable), each agent's timeline, and running sessions with a live output tail, an
+input box and a kill button. Runs until SIGINT/SIGTERM.
+
+  --listen HOST:PORT       where to serve (default ${DEFAULT_LIVEBOARD_LISTEN}; port 0 = any free port;
+                           wildcards are refused; a non-loopback HOST needs a token)
+  --state-dir DIR          the state directory of the zodexd processes to show
+                           (default $XDG_STATE_HOME/zodex)
+  --allow-host HOST        admit this Host header on a loopback bind (e.g. behind a tunnel); repeatable
+  --auth-token-file PATH   require this token: open http://HOST:PORT/?token=TOKEN once, the page
+                           then keeps an HttpOnly cookie                [env ZODEX_AUTH_TOKEN]
+  -h, --help               this text
+`;
+
+const flags = {
+  listen: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'auth-token-file': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface LiveboardSettings {
+  listen: ListenAddress;
+  stateDir: string;
+  allowHosts: string[];
+  token: string | undefined;
+}
+
+// The shared flag parsers throw zodexd's UsageError; here they are the subcommand's usage errors.
+function asUsage<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (error) {
+    if (error instanceof UsageError) throw new CliUsageError(error.message);
+    throw error;
+  }
+}
+
+export function parseLiveboardArgs(argv: string[], env: NodeJS.ProcessEnv): { kind: 'help' } | { kind: 'run'; settings: LiveboardSettings } {
+  const values = parseFlags(argv, flags);
+  if (values.help) return { kind: 'help' };
+  return asUsage(() => {
+    const listen = parseListen(values.listen ?? DEFAULT_LIVEBOARD_LISTEN, '--listen');
+    const allowHosts = [...new Set((values['allow-host'] ?? []).map(parseAllowHost))];
+    let token: string | undefined;
+    if (values['auth-token-file'] !== undefined) token = readToken(values['auth-token-file']);
+    else if (env.ZODEX_AUTH_TOKEN) {
+      token = env.ZODEX_AUTH_TOKEN.trim();
+      if (token.length < 16) throw new UsageError('ZODEX_AUTH_TOKEN is shorter than 16 characters; use e.g. `openssl rand -hex 32`');
+    }
+    const problem = liveboardBindProblem(listen, token, '--listen');
+    if (problem) throw new UsageError(problem);
+    return { kind: 'run' as const, settings: { listen, stateDir: resolveStateDir(values['state-dir'], env), allowHosts, token } };
+  });
+}
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const log = (line: string) => io.stderr(`zodex liveboard: ${line}\n`);
+  const request = parseLiveboardArgs(argv, io.env);
+  if (request.kind === 'help') {
+    io.stdout(usage);
+    return EXIT_OK;
+  }
+  const { settings } = request;
+  // Loaded here, not at the top: `zodex liveboard --help` needs neither SQLite nor the server.
+  const [{ openStore }, { startLiveboard }] = await Promise.all([import('../../store/index.js'), import('../../liveboard/server.js')]);
+  // Creates the database if no zodexd has yet; a failing one is one warning, shown on the page too.
+  const store = openStore({ stateDir: settings.stateDir, warn: (message) => log(`warning: ${message}`) });
+  let board;
+  try {
+    board = await startLiveboard({ ...settings, store, log });
+  } catch (error) {
+    store.close();
+    log((error as Error).message);
+    return EXIT_FAILURE;
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await board.close();
+  store.close();
+  return EXIT_OK;
+}

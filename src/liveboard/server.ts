@@ -1,0 +1,252 @@
+// The Liveboard's HTTP server, on its own listener (never the MCP one). Routes:
+//   GET  /                          the page (self-contained; ?token=T sets the auth cookie, then 303 to /)
+//   GET  /events                    SSE: `snapshot`, then `update` (changed sections) and `tail` (output)
+//   POST /api/alias                 {agentId, alias}  -> the store, set by 'operator' (last write wins)
+//   POST /api/sessions/:id/input    {chars}           -> the owning zodexd's control socket
+//   POST /api/sessions/:id/kill     {}                -> the owning zodexd's control socket
+// Flow per request: Host rule -> Origin rule (transport/guard.ts) -> token (bearer or cookie) ->
+// route; POSTs also pass checkPost (own Origin, JSON, CSRF header). No CORS, ever.
+
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isLoopbackHost, liveboardBindProblem, type ListenAddress } from '../cli/config.js';
+import { isAgentId, StoreError } from '../store/index.js';
+import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from '../transport/guard.js';
+import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
+import { authCookieHeader, checkBoardToken, checkPost, newCsrfToken } from './guard.js';
+import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
+import { contentSecurityPolicy, renderPage } from './page.js';
+import { controlSocketPath } from './paths.js';
+import { controlCall, controlStream, MAX_INPUT_CHARS, type ControlReply } from './protocol.js';
+
+const MAX_BODY_BYTES = 64 * 1024;
+const KEEPALIVE_MS = 15_000; // an SSE comment, so proxies and browsers keep the stream open
+const SSE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024; // a page this far behind is dropped; it reconnects
+
+export interface LiveboardOptions {
+  store: BoardStore;
+  stateDir: string;
+  listen: ListenAddress;
+  allowHosts: readonly string[];
+  token: string | undefined;
+  log: (message: string) => void;
+  // For tests.
+  pollMs?: number;
+  openStream?: StreamOpener;
+}
+
+export interface Liveboard {
+  url: string; // http://HOST:PORT/ with the real port
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+function send(res: http.ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
+
+function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }>, asJson: boolean): void {
+  if (asJson) return void send(res, verdict.status, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: verdict.body.trim() }), verdict.headers);
+  send(res, verdict.status, 'text/plain; charset=utf-8', verdict.body, verdict.headers);
+}
+
+// The JSON body of an action; a body over MAX_BODY_BYTES is drained, not kept, and refused.
+async function readBody(req: http.IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; error: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    }
+  } catch {
+    return { ok: false, status: 400, error: 'the request body could not be read' };
+  }
+  if (size > MAX_BODY_BYTES) return { ok: false, status: 413, error: `request body larger than ${MAX_BODY_BYTES} bytes` };
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') };
+  } catch {
+    return { ok: false, status: 400, error: 'the request body is not valid JSON' };
+  }
+}
+
+const STATUS_OF_CONTROL_ERROR: Record<string, number> = { UNKNOWN_SESSION: 404, SESSION_EXITED: 409, BAD_REQUEST: 400, UNREACHABLE: 502 };
+
+export async function startLiveboard(options: LiveboardOptions): Promise<Liveboard> {
+  const { store, stateDir, listen, log } = options;
+  const problem = liveboardBindProblem(listen, options.token, '--listen');
+  if (problem) throw new Error(problem);
+  const loopbackBind = isLoopbackHost(listen.host);
+  const policy: GuardPolicy = { loopbackBind, allowHosts: options.allowHosts, listenHost: listen.host, token: options.token };
+  const csrfToken = newCsrfToken();
+  const feed = new Feed(store, { pollMs: options.pollMs, log: (message) => log(`liveboard: ${message}`) });
+  const hub = new TailHub(stateDir, options.openStream ?? controlStream);
+  const streams = new Set<http.ServerResponse>();
+  let hubFollowsFeed: (() => void) | undefined;
+
+  // The hub follows the feed's sessions while any page is open.
+  const followSessions = () => {
+    if (hubFollowsFeed) return;
+    const { snapshot, unsubscribe } = feed.subscribe((update) => update.sessions && hub.sync(update.sessions));
+    hub.sync(snapshot.sessions);
+    hubFollowsFeed = unsubscribe;
+  };
+
+  const events = (res: http.ServerResponse) => {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    const write = (event: string, data: unknown) => {
+      if (res.writableLength > SSE_MAX_BUFFERED_BYTES) return void res.destroy();
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    followSessions();
+    res.write('retry: 1000\n\n');
+    const { snapshot, unsubscribe } = feed.subscribe((update: BoardUpdate) => write('update', update));
+    write('snapshot', snapshot);
+    for (const message of hub.current()) write('tail', message);
+    const stopTails = hub.subscribe((message: TailMessage) => write('tail', message));
+    const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+    streams.add(res);
+    res.on('close', () => {
+      clearInterval(keepalive);
+      stopTails();
+      unsubscribe();
+      streams.delete(res);
+      if (streams.size === 0 && hubFollowsFeed) {
+        hubFollowsFeed();
+        hubFollowsFeed = undefined;
+        hub.sync([]);
+      }
+    });
+  };
+
+  const setAlias = (res: http.ServerResponse, body: unknown) => {
+    const { agentId, alias } = (body ?? {}) as { agentId?: unknown; alias?: unknown };
+    if (typeof agentId !== 'string' || !isAgentId(agentId) || typeof alias !== 'string') {
+      return sendJson(res, 400, { ok: false, error: 'send {"agentId": "<four-character Agent ID>", "alias": "<text, empty clears>"}' });
+    }
+    try {
+      store.setAlias(agentId, alias, 'operator');
+    } catch (error) {
+      if (error instanceof StoreError && (error.code === 'ALIAS_TOO_LONG' || error.code === 'UNKNOWN_AGENT')) {
+        return sendJson(res, error.code === 'UNKNOWN_AGENT' ? 404 : 400, { ok: false, error: error.message });
+      }
+      throw error;
+    }
+    feed.pollNow();
+    sendJson(res, 200, { ok: true });
+  };
+
+  const sessionAction = async (res: http.ServerResponse, sessionId: string, action: 'input' | 'kill', body: unknown) => {
+    const chars = (body ?? {}) as { chars?: unknown };
+    if (action === 'input' && (typeof chars.chars !== 'string' || chars.chars === '' || chars.chars.length > MAX_INPUT_CHARS)) {
+      return sendJson(res, 400, { ok: false, error: `send {"chars": "<1 to ${MAX_INPUT_CHARS} characters>"}` });
+    }
+    const row = store.sessions({ runningOnly: true }).find((session) => session.sessionId === sessionId);
+    if (!row) return sendJson(res, 404, { ok: false, error: `no running session ${sessionId}: it ended, or its zodexd did` });
+    let reply: ControlReply;
+    try {
+      const socketPath = controlSocketPath(stateDir, row.serverId);
+      reply = await controlCall(
+        socketPath,
+        action === 'input' ? { version: 1, op: 'input', sessionId, chars: chars.chars as string } : { version: 1, op: 'kill', sessionId },
+      );
+    } catch (error) {
+      reply = { ok: false, error: { code: 'UNREACHABLE', message: (error as Error).message } };
+    }
+    feed.pollNow();
+    if (reply.ok) return sendJson(res, 200, { ok: true });
+    sendJson(res, STATUS_OF_CONTROL_ERROR[reply.error.code] ?? 500, { ok: false, error: reply.error.message, code: reply.error.code });
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://liveboard.invalid');
+    const isApi = url.pathname.startsWith('/api/');
+    for (const verdict of [checkHost(req.headers.host, policy), checkOrigin(req.headers.origin, policy)]) {
+      if (!verdict.ok) return refuse(res, verdict, isApi);
+    }
+    // The token shown once in the address bar: checked like a bearer token, kept as a cookie.
+    const offered = url.searchParams.get('token');
+    if (req.method === 'GET' && url.pathname === '/' && offered !== null && policy.token !== undefined) {
+      const verdict = checkToken(`Bearer ${offered}`, policy);
+      if (!verdict.ok) return refuse(res, verdict, false);
+      return send(res, 303, 'text/plain; charset=utf-8', 'See Other: /\n', { Location: '/', 'Set-Cookie': authCookieHeader(policy.token) });
+    }
+    const auth = checkBoardToken(req.headers, policy);
+    if (!auth.ok) return refuse(res, auth, isApi);
+
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (url.pathname === '/') {
+        const nonce = randomBytes(16).toString('base64');
+        return send(res, 200, 'text/html; charset=utf-8', renderPage({ nonce, csrfToken }), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
+      }
+      if (url.pathname === '/events' && req.method === 'GET') return events(res);
+    }
+    const action = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/(input|kill)$/.exec(url.pathname);
+    if (isApi && (url.pathname === '/api/alias' || action)) {
+      if (req.method !== 'POST') return send(res, 405, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: 'use POST' }), { Allow: 'POST' });
+      const post = checkPost(req.headers, csrfToken);
+      if (!post.ok) return refuse(res, post, true);
+      const body = await readBody(req);
+      if (!body.ok) return sendJson(res, body.status, { ok: false, error: body.error });
+      if (action) return sessionAction(res, action[1]!, action[2] as 'input' | 'kill', body.value);
+      return setAlias(res, body.value);
+    }
+    send(res, 404, 'text/plain; charset=utf-8', 'Not Found: the Liveboard serves /, /events and /api/….\n');
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`liveboard: request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'internal error' });
+      else res.destroy();
+    });
+  });
+  server.requestTimeout = 0; // /events streams stay open
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`the Liveboard cannot listen on ${listen.host}:${listen.port}: ${error.code ?? error.message}`);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}/`;
+  if (!loopbackBind) log(`warning: the Liveboard listens on non-loopback ${shownHost}: anyone with the token who can reach it can type into and kill sessions`);
+  log(`liveboard on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= (async () => {
+        hubFollowsFeed?.();
+        hub.close();
+        feed.close();
+        for (const res of streams) res.end();
+        server.close();
+        server.closeAllConnections();
+      })();
+      return closing;
+    },
+  };
+}
