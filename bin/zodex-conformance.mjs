@@ -45,7 +45,7 @@ if (Boolean(flags.stdio) === Boolean(flags.url)) {
   process.exit(2);
 }
 
-const results = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-'));
+const results = process.env.ZODEX_CONFORMANCE_RESULTS || fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-'));
 const env = {
   ...process.env,
   ZODEX_CONFORMANCE_TARGET: flags.stdio ? 'remote-stdio' : 'remote-http',

@@ -1,13 +1,19 @@
 // The conformance suite: one set of specs, one Playwright project per target.
 // Managed targets (stdio, http) start this checkout's zodexd; the runner
 // (bin/zodex-conformance.mjs) sets ZODEX_CONFORMANCE_TARGET to run against anything else.
+// The browser project (the Liveboard in Debian's Chromium) runs with the managed targets only;
+// without /usr/bin/chromium its tests skip, or fail under ZODEX_NO_SKIP=1 (see browser/board.ts).
+// The container projects (the suite inside a client container; zodexd inside a sandbox
+// container) need Docker: without it their tests skip, saying so, or fail under ZODEX_NO_SKIP=1.
 
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type Project } from '@playwright/test';
-import { EXCLUDED_TAGS } from './requirements.js';
+import { defineConfig, type PlaywrightTestOptions, type PlaywrightWorkerOptions, type Project } from '@playwright/test';
+import { EXCLUDED_TAGS, ONLY_TAGS } from './requirements.js';
+import { CHROMIUM, CHROMIUM_ARGS } from './browser/chromium.js';
+import { dockerUnavailable } from './harness/docker.js';
 import type { SuiteOptions } from './harness/fixtures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -15,6 +21,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 process.env.XDG_STATE_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-state-'));
 const only = process.env.ZODEX_CONFORMANCE_TARGET;
 const targets = only ? [only] : ['stdio', 'http'];
+if (!only && process.env.ZODEX_DOCKER_UNAVAILABLE === undefined) {
+  const why = dockerUnavailable();
+  if (why !== undefined) {
+    if (process.env.ZODEX_NO_SKIP) throw new Error(`Docker is not available (${why}); ZODEX_NO_SKIP=1 turns the container targets' skip into a failure`);
+    process.env.ZODEX_DOCKER_UNAVAILABLE = why; // read by the workers: they skip, saying why
+    console.warn(`\n*** SKIPPING the container and sandbox targets: Docker is not available (${why}) ***\n`);
+  }
+}
 
 function project(name: string): Project<SuiteOptions> {
   return {
@@ -24,6 +38,34 @@ function project(name: string): Project<SuiteOptions> {
     use: { target: name as SuiteOptions['target'] },
   };
 }
+
+const browserProject: Project<PlaywrightTestOptions & SuiteOptions, PlaywrightWorkerOptions> = {
+  name: 'browser',
+  testDir: './browser',
+  grep: ONLY_TAGS.browser,
+  use: {
+    browserName: 'chromium',
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
+    screenshot: 'on',
+  },
+};
+
+// The suite inside zodex-client:local against a zodexd here, and the compose demo.
+const containerProject: Project<SuiteOptions> = {
+  name: 'container',
+  testDir: './containers',
+  testMatch: ['client.spec.ts', 'compose.spec.ts'],
+  use: { target: 'container' },
+};
+
+// zodexd inside zodex:local (Sprite mode, token), driven from here by the whole suite.
+const sandboxProject: Project<SuiteOptions> = {
+  name: 'sandbox',
+  testDir: '.',
+  testMatch: ['specs/**/*.spec.ts', 'containers/sandbox.spec.ts'],
+  grepInvert: EXCLUDED_TAGS.sandbox ?? [],
+  use: { target: 'sandbox' },
+};
 
 export default defineConfig<SuiteOptions>({
   timeout: 60_000,
@@ -37,5 +79,6 @@ export default defineConfig<SuiteOptions>({
     [process.env.CI ? 'line' : 'list'],
     ['./harness/table-reporter.ts', { outputDir: process.env.ZODEX_CONFORMANCE_RESULTS ?? path.join(here, 'results') }],
   ],
-  projects: targets.map(project),
+  globalSetup: './containers/global-setup.ts',
+  projects: [...targets.map(project), ...(only ? [] : [browserProject, containerProject, sandboxProject])],
 });

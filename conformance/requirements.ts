@@ -5,9 +5,11 @@
 //   needs:  'flags'  - starts zodexd with its own flags (managed targets only)
 //           'local'  - looks at the server's process or host from outside (managed only)
 //           'stdio' / 'http' - a behaviour of that transport only
+//           'local-mode' - a behaviour of Local mode (the sandbox runs in Sprite mode)
+//           'container' / 'sandbox' / 'browser' - proved by that target alone
 // A test registers with requirement(id, ...); the table reporter writes id x target results.
 
-export type Need = 'flags' | 'local' | 'stdio' | 'http';
+export type Need = 'flags' | 'local' | 'stdio' | 'http' | 'container' | 'sandbox' | 'browser' | 'local-mode';
 
 export interface Requirement {
   source: string;
@@ -112,9 +114,9 @@ export const REQUIREMENTS = {
   'patch.absolute-paths': r('002', 'The declared workdir is routing context, not confinement: a deliberately absolute path in a supported patch/command can still reach elsewhere', 'an absolute path outside workdir is honoured'),
 
   // --- Local mode: agents, aliases, history, zodex_context (seed 002, issue 7)
-  'agent.ids': r('002', 'If it is the first tool call, Local assigns the conversation its normal four-character Agent ID', 'each conversation gets its own four-character Agent ID, stable for its life', ['http']),
+  'agent.ids': r('002', 'If it is the first tool call, Local assigns the conversation its normal four-character Agent ID', 'each conversation gets its own four-character Agent ID, stable for its life', ['http', 'local-mode']),
   'alias.local-only': r('002', 'Local also offers the optional set_agent_alias tool … This tool is not available in Sprite mode.', 'set_agent_alias is listed in local mode and absent in sprite mode', ['flags']),
-  'alias.limits': r('002', 'alias    required string (max 80 characters; empty string clears the alias)', 'an 80-character alias is accepted, 81 refused with no change, "" clears it'),
+  'alias.limits': r('002', 'alias    required string (max 80 characters; empty string clears the alias)', 'an 80-character alias is accepted, 81 refused with no change, "" clears it', ['local-mode']),
   'alias.first-call': r('002', 'If it is the first tool call, Local assigns the conversation its normal four-character Agent ID without recording a timeline invocation.', 'an alias as first call gives the agent its ID and leaves no history row', ['flags', 'local']),
   'alias.persistent-lww': r('002', 'Agent alias updates and manual pencil-button edits are persistent, last-write-wins', 'the last alias set is the one stored, across conversations and after the server exits', ['flags', 'local']),
   'alias.no-effect': r('002', 'Alias changes do not appear in the execution timeline or affect process routing, permissions, or history.', 'renaming changes no history row and does not disturb a running session', ['flags', 'local']),
@@ -128,11 +130,38 @@ export const REQUIREMENTS = {
   'publisher.publish-pr': r('000', 'publish-pr is exposed through zodex-agent github publish-pr; it routes branch publication and PR creation through the local publisher daemon without exposing a write token to MCP tools.', 'a commit made under exec_command is published by zodex-agent: the branch reaches the remote and the PR request carries the token', ['flags', 'local']),
   'publisher.no-leak': r('issue 9', 'The token never reaches the process environment of exec_command sessions, their output, the spill files, the history, or the daemon\'s logs; a test greps all of them for it.', 'the token is in no session environment, output, spill file, history row or daemon log', ['flags', 'local']),
   'publisher.write-mode': r('002', 'GitHub clone/fetch and direct push availability are determined by the Sprite\'s GitHub Apps and active write mode.', 'in read-only mode zodex-agent is refused, and commands run without GITHUB_TOKEN/GH_TOKEN unless the mode is direct', ['flags', 'local']),
+
+  // --- the Liveboard, in a real browser (seed 002, issue 7, DESIGN)
+  'liveboard.own-listener': r('DESIGN', 'where Liveboard lives: its own listener (--liveboard HOST:PORT), never on the MCP listener, which 404s every path but /mcp.', 'zodexd --liveboard logs "liveboard on http://HOST:PORT/" with the real port and serves the board there; the MCP listener still 404s /', ['browser']),
+  'liveboard.rename-pencil': r('002', 'Agent alias updates and manual pencil-button edits are persistent, last-write-wins, and reflected immediately in every connected Liveboard.', 'a pencil rename in one page shows in a second page within 1 s and is stored as the operator\'s', ['browser']),
+  'liveboard.alias-tool': r('002', 'Agent alias updates and manual pencil-button edits are persistent, last-write-wins, and reflected immediately in every connected Liveboard.', 'set_agent_alias through MCP shows in both pages within 1 s; the last write wins, and the alias outlives the server', ['browser']),
+  'liveboard.timeline-tail': r('issue 7', 'agents with ID and alias …, each agent\'s execution timeline (tool, summary, duration, exit), running sessions with a live output tail', 'two conversations\' commands appear on their agents\' timelines; a running one\'s tail keeps updating; its exit and duration show; a screenshot is attached', ['browser']),
+  'liveboard.input': r('issue 7', 'an input box to type into a running session (a human taking over; recorded in history as the operator)', 'text typed in the page reaches the session: the MCP poll and the tail show the answer; history records operator.input', ['browser']),
+  'liveboard.kill': r('issue 7', 'running sessions with a live output tail, a kill button', 'Kill in the page ends the session: the MCP poll reports killed; history and the timeline record the operator', ['browser']),
+  'liveboard.every-zodexd': r('issue 7', 'reading the shared store so that it shows every zodexd of this user', 'a standalone zodex liveboard shows two zodexd processes and their agents, and types into a session of each', ['browser']),
+  'liveboard.live': r('issue 7', 'Live: a change reaches every open page within one second (SSE or WebSocket). No CDN or network fetch: it works offline.', 'with every request outside the board blocked, the page loads, makes none, and shows a new command within 1 s', ['browser']),
+  'liveboard.guardrails': r('issue 7', 'Same guardrails as the MCP listener: loopback by default, Host and Origin checks, token required on a non-loopback bind; the kill and input actions are protected against cross-site requests.', 'a page of another origin cannot kill or type (fetch and form POST refused); foreign Host gets 403; a non-loopback --liveboard needs a token, which the page takes once', ['browser']),
+
+  // --- containers (seed 003, issue 6)
+  'container.allow-host': r('003', 'A container usually dials the host by name, not by loopback — host.docker.internal on Docker Desktop — so the rule above would reject it. --allow-host widens the accepted Host headers', 'from a container, host.docker.internal is refused with the 403 naming --allow-host, and admitted with it', ['container']),
+  'container.url-only': r('003', 'Over HTTP the agent needs nothing but the URL: no zordon binary and no alpha socket inside the sandbox.', 'the client image holds no zodexd, yet the whole suite passes from it', ['container']),
+  'compose.demo': r('issue 6', 'a docker-compose.yml … with a zodexd sandbox service and an agent service (a containerized scripted client that lists tools, runs a command, applies a patch, prints a transcript and exits 0)', 'the compose demo comes up, its agent\'s transcript reports every step, and it comes down', ['container']),
+  'sandbox.isolated': r('002', 'Sprite: Commands run inside the remote Sprite.', 'commands and patches act inside the sandbox container, not on the host', ['sandbox']),
+  'sandbox.token': r('issue 5', 'Non-loopback bind: allowed, logs a warning, imposes no Host rule, and requires a token', 'the sandbox answers 401 without its token and 200 with it', ['sandbox']),
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;
 
-const TAG_OF_NEED: Record<Need, string> = { flags: '@flags', local: '@local', stdio: '@stdio-only', http: '@http-only' };
+const TAG_OF_NEED: Record<Need, string> = {
+  flags: '@flags',
+  local: '@local',
+  stdio: '@stdio-only',
+  http: '@http-only',
+  browser: '@browser',
+  container: '@container-only',
+  sandbox: '@sandbox-only',
+  'local-mode': '@local-mode',
+};
 
 export function tagsFor(id: RequirementId): string[] {
   const entry: Requirement = REQUIREMENTS[id];
@@ -141,14 +170,19 @@ export function tagsFor(id: RequirementId): string[] {
 
 // The project-level filters: which tags a target cannot run.
 export const EXCLUDED_TAGS: Record<string, RegExp[]> = {
-  stdio: [/@http-only/],
-  http: [/@stdio-only/],
-  'remote-stdio': [/@flags/, /@local/, /@http-only/],
-  'remote-http': [/@flags/, /@local/, /@stdio-only/],
-  container: [/@flags/, /@local/, /@stdio-only/],
-  sandbox: [/@flags/, /@local/, /@stdio-only/],
+  stdio: [/@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
+  http: [/@stdio-only/, /@browser/, /@container-only/, /@sandbox-only/],
+  'remote-stdio': [/@flags/, /@local/, /@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
+  'remote-http': [/@flags/, /@local/, /@stdio-only/, /@browser/, /@container-only/, /@sandbox-only/],
+  container: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@sandbox-only/],
+  sandbox: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@container-only/, /@local-mode/],
 };
 
+// Targets that run only the requirements carrying their tag (the project's grep).
+export const ONLY_TAGS: Record<string, RegExp> = { browser: /@browser/ };
+
 export function appliesTo(id: RequirementId, target: string): boolean {
+  const only = ONLY_TAGS[target];
+  if (only) return tagsFor(id).some((tag) => only.test(tag));
   return !tagsFor(id).some((tag) => (EXCLUDED_TAGS[target] ?? []).some((pattern) => pattern.test(tag)));
 }

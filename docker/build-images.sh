@@ -4,13 +4,16 @@
 #   1. the base image (docker/make-base-image.sh; a no-op when it is up to date), unless
 #      ZODEX_BASE_IMAGE names another base (e.g. node:20-bookworm-slim where it can be pulled);
 #   2. zodex:local from docker/Dockerfile on that base (the layer cache makes an unchanged tree a
-#      sub-second no-op).
+#      sub-second no-op);
+#   3. zodex-client:local from docker/client/Dockerfile: the conformance suite as an isolated
+#      MCP client (and the compose demo's agent).
 #
-# Prints the two tags on stdout (base first). Quiet otherwise; on failure, prints the build log.
+# Prints the three tags on stdout (base first). Quiet otherwise; on failure, prints the build log.
 #
 # Environment:
 #   ZODEX_BASE_IMAGE     base image (default zodex-local-base:node20, made here when needed)
 #   ZODEX_IMAGE          tag to build (default zodex:local)
+#   ZODEX_CLIENT_IMAGE   the client's tag (default zodex-client:local)
 #   ZODEX_BUILD_NETWORK  docker build --network value (e.g. host) for RUN steps whose bridge
 #                        network cannot reach the npm registry (not needed on the CI machines)
 #   ZODEX_BUILD_VERBOSE  1 = stream the build output
@@ -80,5 +83,24 @@ if [[ -n $old_stage_id && $old_stage_id != "$new_stage_id" ]]; then
 fi
 
 say "$IMAGE $( [[ $old_id == "$new_id" ]] && echo 'unchanged' || echo 'built') in $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f s", e - s}') (base $BASE)"
+
+CLIENT_IMAGE=${ZODEX_CLIENT_IMAGE:-zodex-client:local}
+client_args=(build --force-rm -f "$ROOT/docker/client/Dockerfile" --build-arg "BASE=$BASE" -t "$CLIENT_IMAGE")
+[[ -n ${ZODEX_BUILD_NETWORK:-} ]] && client_args+=(--network "$ZODEX_BUILD_NETWORK")
+client_args+=("$ROOT")
+old_client_id=$(docker image inspect -f '{{.Id}}' "$CLIENT_IMAGE" 2>/dev/null || true)
+start=$(date +%s.%N)
+if ! docker "${client_args[@]}" >"$log" 2>&1; then
+  tail -n 100 "$log" >&2
+  say "error: docker build of $CLIENT_IMAGE failed (command: docker ${client_args[*]})"
+  exit 1
+fi
+new_client_id=$(docker image inspect -f '{{.Id}}' "$CLIENT_IMAGE")
+if [[ -n $old_client_id && $old_client_id != "$new_client_id" ]]; then
+  docker image rm "$old_client_id" >/dev/null 2>&1 || true
+fi
+say "$CLIENT_IMAGE $( [[ $old_client_id == "$new_client_id" ]] && echo 'unchanged' || echo 'built') in $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f s", e - s}')"
+
 echo "$BASE"
 echo "$IMAGE"
+echo "$CLIENT_IMAGE"

@@ -40,7 +40,7 @@ NPM_VERSION=$("$NODE_BIN" -p "require('$NPM_DIR/package.json').version")
 # Debian packages to start from; their Depends/Pre-Depends are followed.
 ROOTS=(
   base-files bash dash coreutils findutils grep sed diffutils gzip tar mawk hostname libc-bin
-  passwd ca-certificates netbase git tini
+  passwd ca-certificates netbase git tini procps util-linux
   libc6 libstdc++6 libgcc-s1
   python3 make gcc g++ libc6-dev
 )

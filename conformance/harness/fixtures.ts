@@ -16,8 +16,17 @@ export interface SuiteOptions {
   target: TargetName;
 }
 
-export const test = base.extend<SuiteFixtures, SuiteOptions & { targetImpl: Target }>({
+export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptions & { targetImpl: Target }>({
   target: ['stdio', { option: true, scope: 'worker' }],
+  // The container targets need Docker; without it (and without ZODEX_NO_SKIP) they skip, saying why.
+  dockerGate: [
+    async ({ target }, use, testInfo) => {
+      const missing = process.env.ZODEX_DOCKER_UNAVAILABLE;
+      if ((target === 'container' || target === 'sandbox') && missing !== undefined) testInfo.skip(true, `skipped: no Docker (${missing})`);
+      await use();
+    },
+    { auto: true },
+  ],
   targetImpl: [async ({ target }, use) => use(resolveTarget(target)), { scope: 'worker' }],
   zodex: async ({ targetImpl }, use) => {
     const open: Zodex[] = [];

@@ -5,6 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENTS, appliesTo, type RequirementId } from '../requirements.js';
 
@@ -17,7 +18,7 @@ export default class TableReporter implements Reporter {
   private filtered = false;
 
   constructor(options: { outputDir?: string } = {}) {
-    this.outputDir = options.outputDir ?? 'results';
+    this.outputDir = options.outputDir ?? process.env.ZODEX_CONFORMANCE_RESULTS ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../results');
   }
 
   onBegin(config: FullConfig, suite: Suite): void {
@@ -68,6 +69,10 @@ export default class TableReporter implements Reporter {
     const counts = rows.flatMap((row) => Object.values(row.results)).reduce<Record<string, number>>((acc, cell) => ({ ...acc, [cell]: (acc[cell] ?? 0) + 1 }), {});
     const total = Object.entries(counts).map(([cell, count]) => `${count} ${cell === 'pass' ? 'passed' : cell === 'fail' ? 'failed' : cell}`).join(', ');
     process.stdout.write(`\n${this.targets.join(' + ')}: ${total}\n`);
+    if (counts.skipped) {
+      process.stdout.write(`\n*** ${counts.skipped} requirement/target pairs were SKIPPED (see ${path.join(dir, 'requirements.md')}); ZODEX_NO_SKIP=1 makes a skip a failure ***\n`);
+      if (process.env.ZODEX_NO_SKIP && result.status === 'passed') return { status: 'failed' };
+    }
     if (missing > 0 && !this.filtered && result.status === 'passed') {
       process.stdout.write(`${missing} requirement/target pairs have no test: see the table\n`);
       return { status: 'failed' };

@@ -178,8 +178,12 @@ export function resolveTarget(name: TargetName): Target {
       return stdioTarget(name, splitCommand(requiredEnv('ZODEX_CONFORMANCE_STDIO')));
     case 'remote-http':
     case 'container':
-    case 'sandbox':
       return httpTarget(name, { url: requiredEnv('ZODEX_CONFORMANCE_URL'), headers });
+    case 'sandbox': // zodexd in a container, started by the global setup
+      return httpTarget(name, {
+        url: requiredEnv('ZODEX_SANDBOX_URL'),
+        headers: httpHeaders((process.env.ZODEX_SANDBOX_HEADERS ?? '').split('\n').filter(Boolean)),
+      });
   }
 }
 

@@ -179,7 +179,11 @@ requirement('history.records', async ({ zodex }) => {
     expect(rows[2]!.sessionId).toBe(rows[1]!.sessionId);
     expect(rows[3]!.sessionId).toBe(rows[1]!.sessionId);
     expect(rows[5]!.outputFile).toBe(big.output_file!);
-    const dump = fs.readdirSync(stateDir).map((file) => fs.readFileSync(path.join(stateDir, file)).toString('latin1')).join('');
+    const dump = fs
+      .readdirSync(stateDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => fs.readFileSync(path.join(stateDir, entry.name)).toString('latin1'))
+      .join('');
     expect(dump).not.toContain(running.session_handle!);
     expect(dump).not.toContain('SECRET-OUTPUT\n');
     expect(dump).not.toContain('typed-secret');

@@ -41,9 +41,10 @@ async function remoteTree(z: Zodex, dir: string): Promise<Record<string, string>
   const b64 = (await z.sh(`tar -C '${dir}' -cf - . | base64 -w0`)).trim();
   const local = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-tree-'));
   try {
-    execFileSync('tar', ['-C', local, '-xf', '-'], { input: Buffer.from(b64, 'base64') });
+    execFileSync('tar', ['-C', local, '--no-overwrite-dir', '--no-same-permissions', '-xf', '-'], { input: Buffer.from(b64, 'base64') });
     return localTree(local);
   } finally {
+    execFileSync('chmod', ['-R', 'u+rwX', local]); // modes came from the server's tree
     fs.rmSync(local, { recursive: true, force: true });
   }
 }
@@ -51,7 +52,7 @@ async function remoteTree(z: Zodex, dir: string): Promise<Record<string, string>
 // Recreates a local tree on the server's machine under `dir`.
 async function upload(z: Zodex, from: string, dir: string): Promise<void> {
   if (!fs.existsSync(from)) return;
-  const b64 = execFileSync('tar', ['-C', from, '-cf', '-', '.']).toString('base64');
+  const b64 = execFileSync('tar', ['-C', from, '--mode=u+rwX', '-cf', '-', '.']).toString('base64'); // writable by whoever the server runs as
   await z.sh(`printf '%s' '${b64}' | base64 -d | tar -C '${dir}' -xf -`);
 }
 

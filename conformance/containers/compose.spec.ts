@@ -1,0 +1,44 @@
+// The compose demo (issue 6): examples/mcp_http/sandbox brought up and down with the standalone
+// docker-compose, as its README says; the scripted agent's transcript must report every step.
+
+import net from 'node:net';
+import path from 'node:path';
+import { CLIENT_IMAGE, SERVER_IMAGE } from '../harness/docker.js';
+import { expect, requirement, test } from '../harness/fixtures.js';
+import { REPO_ROOT } from '../harness/target.js';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+requirement('compose.demo', async () => {
+  test.setTimeout(180_000);
+  const { DockerComposeEnvironment, Wait } = await import('testcontainers');
+  const environment = await new DockerComposeEnvironment(path.join(REPO_ROOT, 'examples/mcp_http/sandbox'), 'docker-compose.yml')
+    .withClientOptions({ executable: { standalone: true, executablePath: 'docker-compose' } })
+    .withEnvironment({ ZODEX_IMAGE: SERVER_IMAGE, ZODEX_CLIENT_IMAGE: CLIENT_IMAGE, ZODEX_PORT: String(await freePort()) })
+    .withProjectName(`zodexdemo${process.pid}`)
+    .withWaitStrategy('agent_1', Wait.forOneShotStartup())
+    .withStartupTimeout(120_000)
+    .up();
+  try {
+    const logs = await environment.getContainer('agent_1').logs();
+    let transcript = '';
+    await new Promise<void>((resolve) => {
+      logs.on('data', (chunk: Buffer | string) => (transcript += chunk.toString()));
+      logs.on('end', () => resolve());
+    });
+    expect(transcript).toContain('agent: tools: exec_command, write_stdin, apply_patch');
+    expect(transcript).toMatch(/agent: ok: a command runs in the sandbox/);
+    expect(transcript).toMatch(/agent: ok: a patch applies/);
+    expect(transcript).toMatch(/agent: ok: an interactive session answers/);
+    expect(transcript).toContain('agent: transcript complete: all steps passed');
+  } finally {
+    await environment.down({ timeout: 5_000 });
+  }
+});

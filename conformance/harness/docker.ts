@@ -1,0 +1,115 @@
+// The container targets' plumbing, on Docker Engine through testcontainers 11.9 (ryuk off: its
+// image cannot be pulled here): the images, the Sprite-mode sandbox (zodexd in a container),
+// and the containerized client (this suite in a container, dialing zodexd on the host).
+
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { BindMount } from 'testcontainers/build/types.js';
+import { REPO_ROOT } from './target.js';
+
+process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
+
+export const SERVER_IMAGE = process.env.ZODEX_IMAGE ?? 'zodex:local';
+export const CLIENT_IMAGE = process.env.ZODEX_CLIENT_IMAGE ?? 'zodex-client:local';
+export const CODEX_CORPUS = process.env.ZODEX_CODEX_CORPUS ?? path.resolve(REPO_ROOT, '../shared/corpus/codex-apply-patch');
+export const SANDBOX_TOKEN = 'sandbox-conformance-token-0123456789';
+
+const run = promisify(execFile);
+
+// undefined when Docker answers; otherwise why not.
+export function dockerUnavailable(): string | undefined {
+  try {
+    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'pipe', timeout: 15_000 });
+    return undefined;
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim().split('\n').pop();
+    return stderr || (error as Error).message;
+  }
+}
+
+// Builds (or confirms, in about a second) the images from this working tree.
+export async function ensureImages(): Promise<void> {
+  await run(path.join(REPO_ROOT, 'docker/build-images.sh'), [], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+}
+
+export interface Sandbox {
+  url: string;
+  token: string;
+  containerId: string;
+  stop(): Promise<void>;
+}
+
+// zodexd inside a container: Sprite mode, HTTP on the container's own name, token required.
+export async function startSandbox(): Promise<Sandbox> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const container = await new GenericContainer(SERVER_IMAGE)
+    .withCommand(['--transport', 'http', '--mode', 'sprite'])
+    .withEnvironment({ ZODEX_AUTH_TOKEN: SANDBOX_TOKEN })
+    .withExposedPorts(7391)
+    .withWaitStrategy(Wait.forLogMessage(/serving over http on http:\/\/\S+:7391\/mcp/))
+    .withStartupTimeout(60_000)
+    .start();
+  return {
+    url: `http://${container.getHost()}:${container.getMappedPort(7391)}/mcp`,
+    token: SANDBOX_TOKEN,
+    containerId: container.getId(),
+    stop: async () => {
+      await container.stop({ timeout: 2_000 });
+    },
+  };
+}
+
+export interface ClientRun {
+  exitCode: number;
+  output: string;
+  results: { targets: string[]; rows: { id: string; results: Record<string, string> }[] } | undefined;
+}
+
+// Runs the suite inside the client image against `url`, with the host's network and
+// host.docker.internal mapped to this host's loopback (so the client sends
+// `Host: host.docker.internal:PORT`, which zodexd admits only with --allow-host).
+export async function runClientSuite(url: string, extraArgs: string[] = []): Promise<ClientRun> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-client-results-'));
+  fs.chmodSync(resultsDir, 0o777);
+  const mounts: BindMount[] = [{ source: resultsDir, target: '/results', mode: 'rw' }];
+  const env: Record<string, string> = { ZODEX_NO_SKIP: process.env.ZODEX_NO_SKIP ?? '' };
+  if (fs.existsSync(CODEX_CORPUS)) {
+    mounts.push({ source: CODEX_CORPUS, target: '/corpus', mode: 'ro' });
+    env.ZODEX_CODEX_CORPUS = '/corpus';
+  }
+  let output = '';
+  let exitCode = -1;
+  await new GenericContainer(CLIENT_IMAGE)
+    .withNetworkMode('host')
+    .withExtraHosts([{ host: 'host.docker.internal', ipAddress: '127.0.0.1' }])
+    .withBindMounts(mounts)
+    .withEnvironment(env)
+    .withCommand(['--url', url, ...extraArgs])
+    .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
+    .withWaitStrategy(Wait.forOneShotStartup())
+    .withStartupTimeout(10 * 60_000)
+    .start()
+    .then(
+      () => (exitCode = 0),
+      (error: Error) => {
+        exitCode = 1;
+        output += `\n${error.message}`;
+      },
+    );
+  const file = path.join(resultsDir, 'requirements.json');
+  const results = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ClientRun['results']) : undefined;
+  fs.rmSync(resultsDir, { recursive: true, force: true });
+  return { exitCode, output, results };
+}
+
+// A one-off command in the client image (host network, host.docker.internal -> loopback).
+export async function runInClientImage(entrypoint: string[]): Promise<string> {
+  const { stdout } = await run('docker', ['run', '--rm', '--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1', '--entrypoint', entrypoint[0]!, CLIENT_IMAGE, ...entrypoint.slice(1)], {
+    timeout: 60_000,
+  });
+  return stdout;
+}
