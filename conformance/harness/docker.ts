@@ -30,9 +30,24 @@ export function dockerUnavailable(): string | undefined {
   }
 }
 
-// Builds (or confirms, in about a second) the images from this working tree.
+// Builds (or confirms, in about a second) the images from this working tree. When .ci/run
+// already builds them in the background, waits for that build instead of starting another.
 export async function ensureImages(): Promise<void> {
-  await run(path.join(REPO_ROOT, 'docker/build-images.sh'), [], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+  const statusFile = process.env.ZODEX_IMAGE_BUILD_STATUS;
+  if (!statusFile) {
+    await run(path.join(REPO_ROOT, 'docker/build-images.sh'), [], { timeout: 15 * 60_000, maxBuffer: 16 * 1024 * 1024 });
+    return;
+  }
+  const deadline = Date.now() + 15 * 60_000;
+  let status = '';
+  while ((status = fs.readFileSync(statusFile, 'utf8').trim()) === '') {
+    if (Date.now() > deadline) throw new Error('the background image build did not finish within 15 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  if (status !== '0') {
+    const log = process.env.ZODEX_IMAGE_BUILD_LOG ? fs.readFileSync(process.env.ZODEX_IMAGE_BUILD_LOG, 'utf8').slice(-6_000) : '';
+    throw new Error(`docker/build-images.sh failed (exit ${status}):\n${log}`);
+  }
 }
 
 export interface Sandbox {
