@@ -83,8 +83,8 @@ describe('several processes writing at once', () => {
 
       const agentIds = results.flatMap((result) => result.agentIds as string[]);
       expect(new Set(agentIds).size).toBe(WRITERS * AGENTS_PER_WRITER);
-      const invocationIds = results.flatMap((result) => result.invocationIds as number[]);
-      expect(new Set(invocationIds).size).toBe(WRITERS * ITERATIONS);
+      // invocation ids are handles of the process that made them (the rows are counted below)
+      for (const result of results) expect(new Set(result.invocationIds as number[]).size).toBe(ITERATIONS);
 
       const db = new Database(databasePath(stateDir), { readonly: true });
       const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;

@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopbackHost, liveboardBindProblem, type ListenAddress } from '../cli/config.js';
 import { isAgentId, StoreError } from '../store/index.js';
+import { readJsonBody } from '../transport/body.js';
 import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from '../transport/guard.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
 import { authCookieHeader, checkBoardToken, checkPost, newCsrfToken } from './guard.js';
@@ -62,26 +63,6 @@ function sendJson(res: http.ServerResponse, status: number, value: unknown): voi
 function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }>, asJson: boolean): void {
   if (asJson) return void send(res, verdict.status, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: verdict.body.trim() }), verdict.headers);
   send(res, verdict.status, 'text/plain; charset=utf-8', verdict.body, verdict.headers);
-}
-
-// The JSON body of an action; a body over MAX_BODY_BYTES is drained, not kept, and refused.
-async function readBody(req: http.IncomingMessage): Promise<{ ok: true; value: unknown } | { ok: false; status: number; error: string }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    }
-  } catch {
-    return { ok: false, status: 400, error: 'the request body could not be read' };
-  }
-  if (size > MAX_BODY_BYTES) return { ok: false, status: 413, error: `request body larger than ${MAX_BODY_BYTES} bytes` };
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') };
-  } catch {
-    return { ok: false, status: 400, error: 'the request body is not valid JSON' };
-  }
 }
 
 const STATUS_OF_CONTROL_ERROR: Record<string, number> = { UNKNOWN_SESSION: 404, SESSION_EXITED: 409, BAD_REQUEST: 400, UNREACHABLE: 502 };
@@ -200,10 +181,11 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
       if (req.method !== 'POST') return send(res, 405, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: 'use POST' }), { Allow: 'POST' });
       const post = checkPost(req.headers, csrfToken);
       if (!post.ok) return refuse(res, post, true);
-      const body = await readBody(req);
-      if (!body.ok) return sendJson(res, body.status, { ok: false, error: body.error });
-      if (action) return sessionAction(res, action[1]!, action[2] as 'input' | 'kill', body.value);
-      return setAlias(res, body.value);
+      // An action's body is small: anything over MAX_BODY_BYTES is drained, not kept, and refused.
+      const body = await readJsonBody(req, MAX_BODY_BYTES);
+      if (!body.ok) return sendJson(res, body.status, { ok: false, error: body.message });
+      if (action) return sessionAction(res, action[1]!, action[2] as 'input' | 'kill', body.value ?? {});
+      return setAlias(res, body.value ?? {});
     }
     send(res, 404, 'text/plain; charset=utf-8', 'Not Found: the Liveboard serves /, /events and /api/….\n');
   };

@@ -2,21 +2,13 @@
 // The daemon takes a PublicationLog; `zodex publisher` passes one backed by the history store.
 // Rows are built from redacted text only.
 
-export type PublicationOutcome = 'published' | 'refused' | 'failed';
+import type { PublicationInput } from '../store/types.js';
 
-export interface PublicationRow {
-  agentId?: string;
-  // owner/repo when the remote was matched to one; otherwise the checkout path.
-  repository: string;
-  branch: string;
-  commit: string;
-  prUrl?: string;
-  outcome: PublicationOutcome;
-  // "CODE: message" for refused and failed rows.
-  error?: string;
-  // The write mode at the time, plus the op when it is not publish-pr: "direct (push)".
-  mode: string;
-}
+// The store's own row: agent, repository (owner/repo when the remote was matched to one,
+// otherwise the checkout path), branch, commit, PR URL, outcome, error ("CODE: message" for
+// refused and failed rows) and mode (plus the op when it is not publish-pr: "direct (push)").
+export type PublicationRow = PublicationInput;
+export type { PublicationOutcome } from '../store/types.js';
 
 export interface PublicationLog {
   record(row: PublicationRow): void | Promise<void>;

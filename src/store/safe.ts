@@ -54,6 +54,7 @@ export class SafeStore implements Store {
   // This process's own agents, mirrored in memory: ids stay unique and agents() still answers
   // after the database failed.
   private readonly ownAgents = new Map<string, AgentRow>();
+  private flushing = false;
 
   constructor(options: OpenStoreOptions) {
     this.databasePath = databasePath(options.stateDir);
@@ -78,8 +79,17 @@ export class SafeStore implements Store {
     return this.failure;
   }
 
-  // Runs `body` on the database; on failure degrades once and answers `fallback()`.
+  // Runs `body` on the database (after the queued writes, so a read sees them); on failure
+  // degrades once and answers `fallback()`.
   private guard<T>(fallback: () => T, body: (backend: SqliteStore) => T): T {
+    if (this.pending.length > 0 && !this.flushing) {
+      this.flushing = true;
+      try {
+        this.flush();
+      } finally {
+        this.flushing = false;
+      }
+    }
     const backend = this.backend;
     if (!backend || this.closed) return fallback();
     try {
@@ -204,33 +214,55 @@ export class SafeStore implements Store {
     );
   }
 
-  startInvocation(row: InvocationStart): number {
-    return this.guard(
-      () => -1,
-      (backend) => backend.startInvocation(row),
+  // Record-only writes (invocations, sessions, operator actions) are queued and written together
+  // on the next turn of the event loop, in one transaction, each with the time it was made: a
+  // tool call pays no database write while its caller waits. Reads and close() flush first.
+  private readonly pending: { at: number; write: (backend: SqliteStore) => void }[] = [];
+  private flushTimer: NodeJS.Immediate | undefined;
+  // Invocation ids handed out before their row exists -> the row id, once written.
+  private nextInvocation = 1;
+  private readonly invocationRows = new Map<number, number>();
+
+  private defer(write: (backend: SqliteStore) => void): void {
+    if (!this.backend || this.closed) return;
+    this.pending.push({ at: this.now(), write });
+    this.flushTimer ??= setImmediate(() => this.flush());
+  }
+
+  // Writes what is queued (called on the next turn, before reads, and at close).
+  flush(): void {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.length === 0) return;
+    const writes = this.pending.splice(0);
+    this.guard(
+      () => undefined,
+      (backend) => backend.batch(writes),
     );
+  }
+
+  startInvocation(row: InvocationStart): number {
+    if (!this.backend || this.closed) return -1;
+    const id = this.nextInvocation++;
+    this.defer((backend) => this.invocationRows.set(id, backend.startInvocation(row)));
+    return id;
   }
 
   finishInvocation(id: number, row: InvocationFinish): void {
     if (id < 0) return;
-    this.guard(
-      () => undefined,
-      (backend) => backend.finishInvocation(id, row),
-    );
+    this.defer((backend) => {
+      const rowId = this.invocationRows.get(id);
+      this.invocationRows.delete(id);
+      if (rowId !== undefined) backend.finishInvocation(rowId, row);
+    });
   }
 
   sessionStarted(row: SessionStart): void {
-    this.guard(
-      () => undefined,
-      (backend) => backend.sessionStarted(row),
-    );
+    this.defer((backend) => backend.sessionStarted(row));
   }
 
   sessionEnded(sessionId: string, row: SessionEnd): void {
-    this.guard(
-      () => undefined,
-      (backend) => backend.sessionEnded(sessionId, row),
-    );
+    this.defer((backend) => backend.sessionEnded(sessionId, row));
   }
 
   sessions(options: { runningOnly?: boolean; limit?: number } = {}): SessionRow[] {
@@ -241,10 +273,7 @@ export class SafeStore implements Store {
   }
 
   operatorAction(row: OperatorActionInput): void {
-    this.guard(
-      () => undefined,
-      (backend) => backend.operatorAction(row),
-    );
+    this.defer((backend) => backend.operatorAction(row));
   }
 
   recordPublication(row: PublicationInput): void {
@@ -285,6 +314,7 @@ export class SafeStore implements Store {
   // Ends this process's servers and agents in the database, then closes it. Idempotent.
   close(): void {
     if (this.closed) return;
+    this.flush();
     this.stopHeartbeat();
     for (const agent of this.ownAgents.values()) if (agent.endedAt === null) agent.endedAt = this.now();
     this.guard(

@@ -55,7 +55,8 @@ function boundedLimit(limit: number | undefined, fallback: number, max: number):
 }
 
 export class SqliteStore {
-  private readonly now: () => number;
+  private readonly clock: () => number;
+  private pinnedTime: number | undefined;
   private readonly staleAfterMs: number;
   private readonly statements = new Map<string, Statement>();
   // The server instance ids this process registered, stamped onto what it records.
@@ -65,8 +66,26 @@ export class SqliteStore {
     readonly db: Database,
     options: SqliteStoreOptions,
   ) {
-    this.now = options.now;
+    this.clock = options.now;
     this.staleAfterMs = options.staleAfterMs ?? SERVER_STALE_AFTER_MS;
+  }
+
+  private now(): number {
+    return this.pinnedTime ?? this.clock();
+  }
+
+  // Runs writes recorded earlier in one transaction, each with the time it was recorded at.
+  batch(writes: readonly { at: number; write: (store: SqliteStore) => void }[]): void {
+    this.db.transaction(() => {
+      for (const { at, write } of writes) {
+        this.pinnedTime = at;
+        try {
+          write(this);
+        } finally {
+          this.pinnedTime = undefined;
+        }
+      }
+    })();
   }
 
   private sql(text: string): Statement {

@@ -197,5 +197,7 @@ export interface Store {
   changeCursor(): number; // increases on every change, in any process
   changesSince(cursor: number, limit?: number): ChangeBatch;
 
+  // Writes the queued records now (they are otherwise written on the next turn of the event loop).
+  flush(): void;
   close(): void;
 }

@@ -13,6 +13,7 @@ import { isLoopbackHost } from '../cli/config.js';
 import type { Runtime } from '../server/runtime.js';
 import { Conversation as ConversationState } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
+import { readJsonBody } from './body.js';
 import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
 
 const MCP_PATH = '/mcp';
@@ -34,52 +35,6 @@ function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }
 function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
   res.writeHead(status, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-type Body = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
-
-// Reads a JSON body up to `limit` bytes. (The SDK's express helper stops at 100 kB, which a
-// large apply_patch exceeds; its transport would stop at 4 MiB.)
-function readJson(req: http.IncomingMessage, limit: number): Promise<Body> {
-  const tooLarge: Body = {
-    ok: false,
-    status: 413,
-    code: -32600,
-    message: `Request body too large: zodexd accepts at most ${limit} bytes (--max-body-bytes); split the patch into several apply_patch calls`,
-  };
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.resolve(tooLarge);
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        resolve(tooLarge);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      try {
-        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-      } catch {
-        resolve({ ok: false, status: 400, code: -32700, message: 'Parse error: the request body is not valid JSON' });
-      }
-    });
-    req.on('error', () => {
-      if (!done) resolve({ ok: false, status: 400, code: -32700, message: 'Parse error: the request body could not be read' });
-      done = true;
-    });
-  });
 }
 
 export async function serveHttp(runtime: Runtime): Promise<void> {
@@ -140,8 +95,9 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
 
     let body: unknown;
     if (req.method === 'POST') {
-      const read = await readJson(req, config.maxBodyBytes);
-      if (!read.ok) return jsonRpcError(res, read.status, read.code, read.message);
+      // The SDK's express helper stops at 100 kB, which a large apply_patch exceeds.
+      const read = await readJsonBody(req, config.maxBodyBytes, `Request body too large: zodexd accepts at most ${config.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`);
+      if (!read.ok) return jsonRpcError(res, read.status, read.status === 413 ? -32600 : -32700, read.status === 413 ? read.message : `Parse error: ${read.message}`);
       body = read.value;
     }
 
