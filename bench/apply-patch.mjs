@@ -10,14 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { addFixture, CHUNKS, CONTEXT, FILE_LINES, updateFixture } from './patch-fixture.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.env.ZODEX_PATCH_DIST ?? path.join(ROOT, 'dist/patch/index.js');
 const ROUNDS = Math.max(5, Number(process.argv[2] ?? 7));
-const FILE_LINES = 100_000;
-const CHUNKS = 1_000;
-const CONTEXT = 3;
-const ADD_BYTES = 10 * 1024 * 1024;
 
 if (!fs.existsSync(DIST)) {
   console.error(`apply-patch bench: ${DIST} not found; run npm run build first.`);
@@ -25,42 +22,9 @@ if (!fs.existsSync(DIST)) {
 }
 const { applyPatch } = await import(pathToFileURL(DIST).href);
 
-// Deterministic pseudo-random words, so every run measures the same input.
-let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-const word = () => Math.floor(random() * 36 ** 6).toString(36);
-
-// Code-like lines: blank lines and closing braces repeat, the rest are unique.
-const lines = Array.from({ length: FILE_LINES }, (_, i) =>
-  i % 10 === 0 ? '' : i % 10 === 9 ? '}' : `    const v${i} = compute(${i}, "${word()}");`,
-);
-const original = `${lines.join('\n')}\n`;
-
-// One edit every FILE_LINES / CHUNKS lines, on a unique line with unique lines around it.
-const edits = Array.from({ length: CHUNKS }, (_, k) => k * (FILE_LINES / CHUNKS) + 5);
-const codex = ['*** Begin Patch', '*** Update File: big.txt'];
-const unified = ['--- a/big.txt', '+++ b/big.txt'];
-const expected = [...lines];
-for (const at of edits) {
-  const before = lines.slice(at - CONTEXT, at);
-  const after = lines.slice(at + 1, at + 1 + CONTEXT);
-  const replacement = `${lines[at]} // edited`;
-  expected[at] = replacement;
-  const body = [...before.map((l) => ` ${l}`), `-${lines[at]}`, `+${replacement}`, ...after.map((l) => ` ${l}`)];
-  codex.push('@@', ...body);
-  const size = 2 * CONTEXT + 1;
-  unified.push(`@@ -${at - CONTEXT + 1},${size} +${at - CONTEXT + 1},${size} @@`, ...body);
-}
-codex.push('*** End Patch');
-const codexPatch = `${codex.join('\n')}\n`;
-const unifiedDiff = `${unified.join('\n')}\n`;
-const expectedText = `${expected.join('\n')}\n`;
-
-// 10 MiB Add File of 64-byte lines, and the same new file as a unified diff.
-const addLines = Array.from({ length: Math.ceil(ADD_BYTES / 64) }, (_, i) => `${String(i).padStart(12, '0')} ${'x'.repeat(50)}`);
-const addPatch = `*** Begin Patch\n*** Add File: added.txt\n${addLines.map((l) => `+${l}`).join('\n')}\n*** End Patch\n`;
-const addDiff = `--- /dev/null\n+++ b/added.txt\n@@ -0,0 +1,${addLines.length} @@\n${addLines.map((l) => `+${l}`).join('\n')}\n`;
-const addedText = `${addLines.join('\n')}\n`;
+// The change (bench/patch-fixture.mjs): 1,000 update chunks, and a 10 MiB Add File.
+const { original, codexPatch, unifiedDiff, expectedText } = updateFixture();
+const { addPatch, addDiff, addedText, lineCount: addLineCount } = addFixture();
 
 const loadBefore = os.loadavg()[0];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-patch-'));
@@ -158,7 +122,7 @@ const report = {
   },
   workload: {
     update: `${CHUNKS} chunks (${CONTEXT} context lines each side, 1 line replaced) on a ${FILE_LINES}-line file (${(original.length / 1e6).toFixed(1)} MB)`,
-    add10MiB: `Add File of ${addLines.length} lines (${(addedText.length / 2 ** 20).toFixed(1)} MiB)`,
+    add10MiB: `Add File of ${addLineCount} lines (${(addedText.length / 2 ** 20).toFixed(1)} MiB)`,
     rounds: ROUNDS,
     timing: 'ms; zodex in-process applyPatch(); git = spawnSync("git apply"), process start included (see gitProcessStart)',
   },

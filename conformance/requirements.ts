@@ -60,6 +60,7 @@ export const REQUIREMENTS = {
   'stdin.poll': r('002', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state.', 'polling returns new output, then the exit'),
   'stdin.output-since-last': r('DESIGN', 'output: the output since the previous call on this session', 'each result carries only output not returned before'),
   'stdin.input': r('002', 'For an interactive prompt: chars: "y\\n"', 'typed characters reach the program and its answer comes back'),
+  'stdin.answer': r('002', 'Send input … For an interactive prompt: chars: "y\\n"', 'typed input returns as soon as the program answers (not at the yield), and the echo of the input alone is no answer'),
   'stdin.kill': r('002', 'Kill it kill_process: true', 'kill_process ends the command; the result says killed'),
   'stdin.kill-grandchildren': r('issue 2', 'No process outlives the server; killing reaches grandchildren.', 'kill_process also ends grandchildren and background jobs'),
   'stdin.unknown-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a made-up handle fails with UNKNOWN_SESSION'),

@@ -97,3 +97,25 @@ requirement('stdin.handle-not-conversation', async ({ zodex }) => {
     await other.client.close();
   }
 });
+
+requirement('stdin.answer', async ({ zodex }) => {
+  const z = await zodex();
+  const first = await z.exec({ cmd: 'while read line; do echo "got $line"; done', workdir: '/', yield_time_ms: 300 });
+  expect(first.status).toBe('running');
+  let started = Date.now();
+  const answer = await z.write({ session_handle: first.session_handle!, chars: 'hello\n', yield_time_ms: 20_000 });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect(answer).toMatchObject({ status: 'running', output: 'hello\ngot hello\n' });
+  // the echo arrives at once; the answer a second later: the call waits for the answer
+  const slow = await z.exec({ cmd: 'read line; sleep 1; echo "late $line"; sleep 30', workdir: '/', yield_time_ms: 300 });
+  started = Date.now();
+  const late = await z.write({ session_handle: slow.session_handle!, chars: 'x\n', yield_time_ms: 20_000 });
+  expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  expect(Date.now() - started).toBeLessThan(8_000);
+  expect(late.output).toBe('x\nlate x\n');
+  // without echo (as a password prompt reads) the answer still ends the wait
+  const silent = await z.exec({ cmd: 'stty -echo; read secret; echo "length ${#secret}"; sleep 30', workdir: '/', yield_time_ms: 300 });
+  const quiet = await z.write({ session_handle: silent.session_handle!, chars: 'hunter2\n', yield_time_ms: 20_000 });
+  expect(quiet.output).toBe('length 7\n');
+  for (const handle of [first.session_handle!, slow.session_handle!, silent.session_handle!]) await z.write({ session_handle: handle, kill_process: true });
+});

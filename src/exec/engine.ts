@@ -131,10 +131,11 @@ export class ExecEngine {
     return session;
   }
 
-  // Waits until the session ends or `yieldMs` passes, then reports. A report carrying the exit
-  // retires the handle.
-  async collect(session: Session, yieldMs: number, signal?: AbortSignal): Promise<SessionReport> {
-    await session.waitForEnd(Date.now() + yieldMs, signal);
+  // Waits until the session ends or `yieldMs` passes (or, with `answerSettleMs`, until it
+  // answers typed input), then reports. A report carrying the exit retires the handle.
+  async collect(session: Session, yieldMs: number, signal?: AbortSignal, answerSettleMs?: number): Promise<SessionReport> {
+    const deadline = Date.now() + yieldMs;
+    await (answerSettleMs === undefined ? session.waitForEnd(deadline, signal) : session.waitForAnswer(deadline, answerSettleMs, signal));
     const report = session.report();
     if (report.status === 'exited') this.retire(session);
     return report;

@@ -60,6 +60,9 @@ export class Session {
   private killTimer: NodeJS.Timeout | undefined;
   private readonly endWaiters = new Set<() => void>();
   private readonly dataListeners = new Set<(bytes: Uint8Array) => void>();
+  // The terminal's echo of what was last typed, not yet seen in the output: it is no answer.
+  private pendingEcho: Buffer | undefined;
+  private readonly answerListeners = new Set<() => void>();
 
   constructor(
     init: SessionInit,
@@ -111,6 +114,17 @@ export class Session {
     if (bytes.length === 0) return;
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
+    if (this.skipEcho(bytes) < bytes.length) for (const listener of this.answerListeners) listener();
+  }
+
+  // How many leading bytes of `bytes` are the terminal echoing typed input back.
+  private skipEcho(bytes: Uint8Array): number {
+    const echo = this.pendingEcho;
+    if (!echo) return 0;
+    let same = 0;
+    while (same < echo.length && same < bytes.length && echo[same] === bytes[same]) same++;
+    this.pendingEcho = same === echo.length || same < bytes.length ? undefined : echo.subarray(same);
+    return same;
   }
 
   private finish(exitCode: number, signal: number | undefined, reported: boolean): void {
@@ -131,7 +145,36 @@ export class Session {
   }
 
   write(chars: string): void {
-    if (!this.ended) this.pty.write(chars);
+    if (this.ended) return;
+    // With ECHO on (the default) the terminal sends the input back first, CR as LF.
+    this.pendingEcho = Buffer.from(chars.replace(/\r/g, '\n'), 'utf8');
+    this.pty.write(chars);
+  }
+
+  // Resolves when the command ends, at `deadline`, when `signal` aborts, or once it has
+  // answered: printed something other than the echo of the input, then been quiet for
+  // `settleMs` (so an answer written in pieces comes back whole).
+  waitForAnswer(deadline: number, settleMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.ended || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      let settle: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        if (settle) clearTimeout(settle);
+        signal?.removeEventListener('abort', done);
+        this.endWaiters.delete(done);
+        this.answerListeners.delete(answered);
+        resolve();
+      };
+      const answered = () => {
+        if (settle) clearTimeout(settle);
+        settle = setTimeout(done, Math.min(settleMs, Math.max(0, deadline - Date.now())));
+      };
+      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener('abort', done, { once: true });
+      this.endWaiters.add(done);
+      this.answerListeners.add(answered);
+    });
   }
 
   // Kills every process of the command: zodex-spawn kills its descendants on request and then

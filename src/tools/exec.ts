@@ -11,6 +11,9 @@ import { resolveWorkdir } from './workdir.js';
 
 // How long a kill_process call waits for the command to be gone before it reports.
 const KILL_WAIT_MS = 5_000;
+// After typed input, the call returns once the command has answered and then printed nothing
+// more for this long (or at the yield, or when it exits).
+export const ANSWER_SETTLE_MS = 25;
 
 export interface ExecToolContext {
   engine: ExecEngine;
@@ -73,7 +76,8 @@ export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: Ex
   }
   if (args.chars) session.write(args.chars);
   const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS);
-  return { result: toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call)), sessionId: session.id };
+  const settleMs = args.chars ? ANSWER_SETTLE_MS : undefined;
+  return { result: toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call, settleMs)), sessionId: session.id };
 }
 
 // How a write_stdin call is described in the history: never the typed text itself.
@@ -83,14 +87,14 @@ export function describeWriteStdin(args: WriteStdinArgs): string {
   return 'poll';
 }
 
-async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl): Promise<SessionReport> {
+async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl, answerSettleMs?: number): Promise<SessionReport> {
   const progress = call.progress;
-  if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal);
+  if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, answerSettleMs);
   const timer = setInterval(() => {
     progress(`still running after ${formatSeconds(Date.now() - session.startedAt)}`);
   }, PROGRESS_INTERVAL_MS);
   try {
-    return await engine.collect(session, yieldMs, call.signal);
+    return await engine.collect(session, yieldMs, call.signal, answerSettleMs);
   } finally {
     clearInterval(timer);
   }

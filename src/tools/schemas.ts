@@ -130,7 +130,8 @@ export const WRITE_STDIN_DESCRIPTION = [
   'Write to or poll a running session.',
   'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
   `(default ${WRITE_STDIN_DEFAULT_YIELD_MS}) for the command to finish and returns the output printed since the previous call;`,
-  'with chars it types them first; with kill_process: true it kills the command and everything it started.',
+  'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
+  'so an interactive round trip does not wait out the yield; with kill_process: true it kills the command and everything it started.',
   'Once a result reports status "exited", the handle is spent.',
   `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
 ].join(' ');
