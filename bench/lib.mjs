@@ -132,3 +132,61 @@ export function gitVersion() {
     return 'git not found';
   }
 }
+
+// Minimal JSON-RPC clients, one per transport, doing the same work: send a request, wait for
+// the response with the same id. They measure what the server and the transport cost, without
+// the SDK client's own (unequal) overhead per transport.
+export async function rawStdio(args = []) {
+  const child = spawn(process.execPath, [ZODEXD, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const waiting = new Map();
+  let buffer = '';
+  child.stdout.on('data', (chunk) => {
+    buffer += chunk;
+    let newline;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      const message = JSON.parse(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  });
+  let id = 0;
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      id += 1;
+      waiting.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  return { request, pid: child.pid, close: () => child.stdin.end() };
+}
+
+export async function rawHttp(url) {
+  const http = await import('node:http');
+  const target = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let session;
+  let id = 0;
+  const post = (body) =>
+    new Promise((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+      if (session) headers['mcp-session-id'] = session;
+      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) => {
+        session ??= res.headers['mcp-session-id'];
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          const data = text.split('\n').filter((line) => line.startsWith('data: {')).pop();
+          resolve(data ? JSON.parse(data.slice(6)) : text ? JSON.parse(text) : undefined);
+        });
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+  const request = (method, params) => post({ jsonrpc: '2.0', id: ++id, method, params });
+  await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  return { request, close: () => agent.destroy() };
+}

@@ -8,6 +8,8 @@ import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from 
 import type { PtyProcess } from './pty.js';
 import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
 
+// Cleanup after a command ends is deferred by this much (see finish()).
+const HOUSEKEEPING_DELAY_MS = 10;
 // After a kill, how long zodex-spawn gets to report before it is killed too.
 const KILL_REPORT_GRACE_MS = 2_000;
 
@@ -136,12 +138,12 @@ export class Session {
     this.endWaiters.clear();
     // The shell is gone; whatever it left behind goes with it. Closing the terminal tells
     // zodex-spawn, which still holds the command's orphans, to kill them all. Only if it died
-    // before reporting does zodexd sweep for them itself. This runs after the waiting calls
-    // have sent their results.
-    setImmediate(() => {
+    // before reporting does zodexd sweep for them itself. This housekeeping waits a few ms, so
+    // that it runs while the loop is idle rather than between a result and the next request.
+    setTimeout(() => {
       if (!reported) killProcessTree(this.pty.pid);
       this.pty.dispose();
-    });
+    }, HOUSEKEEPING_DELAY_MS);
   }
 
   write(chars: string): void {

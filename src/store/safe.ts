@@ -38,6 +38,7 @@ export interface OpenStoreOptions {
   staleAfterMs?: number;
 }
 
+const FLUSH_DELAY_MS = 10;
 const OFF_NOTE = 'history, agent aliases and the Liveboard feed are off for this zodex process; tools keep working';
 
 export class SafeStore implements Store {
@@ -215,10 +216,10 @@ export class SafeStore implements Store {
   }
 
   // Record-only writes (invocations, sessions, operator actions) are queued and written together
-  // on the next turn of the event loop, in one transaction, each with the time it was made: a
-  // tool call pays no database write while its caller waits. Reads and close() flush first.
+  // 10 ms later, in one transaction, each with the time it was made: a tool call pays no
+  // database write while its caller waits. Reads and close() flush first.
   private readonly pending: { at: number; write: (backend: SqliteStore) => void }[] = [];
-  private flushTimer: NodeJS.Immediate | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   // Invocation ids handed out before their row exists -> the row id, once written.
   private nextInvocation = 1;
   private readonly invocationRows = new Map<number, number>();
@@ -226,12 +227,12 @@ export class SafeStore implements Store {
   private defer(write: (backend: SqliteStore) => void): void {
     if (!this.backend || this.closed) return;
     this.pending.push({ at: this.now(), write });
-    this.flushTimer ??= setImmediate(() => this.flush());
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
   }
 
-  // Writes what is queued (called on the next turn, before reads, and at close).
+  // Writes what is queued (called by the timer, before reads, and at close).
   flush(): void {
-    if (this.flushTimer) clearImmediate(this.flushTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pending.length === 0) return;
     const writes = this.pending.splice(0);
