@@ -43,7 +43,7 @@ export function zodexAdapter(server, workdir) {
         start: { tool: 'exec_command', arguments: { cmd: '<program>', yield_time_ms: 300 } },
         input: { tool: 'write_stdin', arguments: { session_handle: '<handle>', chars: 'ping-N\\n', yield_time_ms: 5000 } },
         then: { tool: 'write_stdin', arguments: { session_handle: '<handle>', yield_time_ms: 1000 }, note: 'only if the answer were not in (calls counted)' },
-        note: 'write_stdin with chars returns once the program has answered (beyond the echo) and paused 25 ms, so one call is the normal case',
+        note: 'write_stdin with chars returns once the program has answered (beyond the echo) and paused 10 ms, so one call is the normal case',
         stop: { tool: 'write_stdin', arguments: { session_handle: '<handle>', kill_process: true } },
       },
       w4: {
