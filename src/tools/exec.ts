@@ -13,7 +13,7 @@ import { resolveWorkdir } from './workdir.js';
 const KILL_WAIT_MS = 5_000;
 // After typed input, the call returns once the command has answered and then printed nothing
 // more for this long (or at the yield, or when it exits).
-export const ANSWER_SETTLE_MS = 25;
+export const ANSWER_SETTLE_MS = 10;
 
 export interface ExecToolContext {
   engine: ExecEngine;
