@@ -60,7 +60,7 @@ export async function run({ targets, scratch, quick }) {
       },
     ],
     notes: [
-      'zodex: write_stdin with the line and yield_time_ms 0, then write_stdin polls (yield 0) until the answer is in (zodex waits the full yield unless the command ends, so polling is its fastest way). Desktop Commander: one interact_with_process call, which returns when its 50 ms server-side poll sees the prompt.',
+      'zodex: one write_stdin call with the line (yield_time_ms 5000); it returns once the program has answered beyond the echo and paused 10 ms. Desktop Commander: one interact_with_process call, which returns when its 50 ms server-side poll sees the prompt.',
     ],
     floor: { metric: 'answerMs', label: floorRow.label, row: floorRow },
     ratiosToFloor: ratios,
