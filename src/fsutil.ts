@@ -49,3 +49,28 @@ export async function mkdirp(dir: string, mode?: number): Promise<void> {
     }
   }
 }
+
+// What keeps `dir` from being a private folder of this user, or undefined when nothing does:
+// it must be a real directory (never a symbolic link), belong to this user, and be closed to
+// others (strict: 0700) or at least not writable by them. `guards` names what others could
+// otherwise reach or replace, for the message.
+export function privateFolderProblem(dir: string, strict: boolean, guards: string): string | undefined {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(dir);
+  } catch (error) {
+    return `cannot be examined (${(error as NodeJS.ErrnoException).code})`;
+  }
+  if (stat.isSymbolicLink()) return 'is a symbolic link; refusing to follow it';
+  if (!stat.isDirectory()) return 'is not a directory';
+  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
+    return `belongs to uid ${stat.uid}, not to this user (uid ${process.getuid()})`;
+  }
+  if ((stat.mode & (strict ? 0o077 : 0o022)) !== 0) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+    return strict
+      ? `has mode ${mode}, so other users can reach ${guards}; run \`chmod 700 ${dir}\``
+      : `has mode ${mode}, so other users can replace ${guards}; run \`chmod go-w ${dir}\``;
+  }
+  return undefined;
+}

@@ -43,7 +43,7 @@ describe('SpillStore', () => {
     const open = path.join(root, 'open');
     fs.mkdirSync(open);
     fs.chmodSync(open, 0o777);
-    expect(new SpillStore({ parentDir: open, capBytes: 10, maxAgeMs: DAY }).create().error).toMatch(/writable by other users/);
+    expect(new SpillStore({ parentDir: open, capBytes: 10, maxAgeMs: DAY }).create().error).toMatch(/so other users can replace its spill files; run `chmod go-w/);
   });
 
   it('reports a folder it cannot create instead of throwing, and writes nothing', () => {

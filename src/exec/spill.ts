@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { privateFolderProblem } from '../fsutil.js';
 import type { SpillSink } from './output.js';
 
 export const SPILL_FOLDER_PATTERN = /^spill-[A-Za-z0-9]{6}$/;
@@ -32,15 +33,8 @@ function ensurePrivateParent(parentDir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stat = fs.lstatSync(parentDir);
-  if (stat.isSymbolicLink()) throw new Error(`${parentDir} is a symbolic link; refusing to follow it`);
-  if (!stat.isDirectory()) throw new Error(`${parentDir} is not a directory`);
-  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
-    throw new Error(`${parentDir} belongs to uid ${stat.uid}, not to this user`);
-  }
-  if ((stat.mode & 0o022) !== 0) {
-    throw new Error(`${parentDir} is writable by other users (mode ${(stat.mode & 0o777).toString(8)})`);
-  }
+  const problem = privateFolderProblem(parentDir, false, 'its spill files');
+  if (problem) throw new Error(`${parentDir} ${problem}`);
 }
 
 export class SpillStore {

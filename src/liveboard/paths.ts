@@ -4,7 +4,7 @@
 // socket itself is 0600. A folder that is a symlink, foreign or open to others is refused.
 
 import fs from 'node:fs';
-import { mkdirpSync } from '../fsutil.js';
+import { mkdirpSync, privateFolderProblem } from '../fsutil.js';
 import path from 'node:path';
 import { ZodexError } from '../errors.js';
 
@@ -48,21 +48,8 @@ export function controlSocketPath(stateDir: string, serverId: string): string {
 // Checks that `dir` is a directory of this user that nobody else may enter (mirrors the
 // publisher's socket-folder rule, with this folder's own messages).
 export function checkControlFolder(dir: string): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.lstatSync(dir);
-  } catch (error) {
-    throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} cannot be examined (${(error as NodeJS.ErrnoException).code})`);
-  }
-  if (stat.isSymbolicLink()) throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} is a symbolic link; refusing to follow it. Remove it`);
-  if (!stat.isDirectory()) throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} is not a directory; remove it`);
-  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
-    throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} belongs to uid ${stat.uid}, not to this user (uid ${process.getuid()})`);
-  }
-  if ((stat.mode & 0o077) !== 0) {
-    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
-    throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} has mode ${mode}, so other users can reach its sockets; run \`chmod 700 ${dir}\``);
-  }
+  const problem = privateFolderProblem(dir, true, 'its sockets');
+  if (problem) throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `control folder ${dir} ${problem}`);
 }
 
 // Creates <stateDir>/run (0700) when missing and checks it. An existing folder is never chmod-ed:

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { privateFolderProblem } from '../fsutil.js';
 import { PublisherError } from './errors.js';
 
 // Set by zodexd in exec_command sessions; read by zodex-agent (`--socket PATH` wins).
@@ -39,33 +40,11 @@ function unsafe(message: string): PublisherError {
   return new PublisherError('UNSAFE_SOCKET_FOLDER', message);
 }
 
-function mode(stat: fs.Stats): string {
-  return (stat.mode & 0o777).toString(8).padStart(3, '0');
-}
-
 // Checks that dir is a real directory of ours. strict: nobody else may even enter it (0700);
 // otherwise nobody else may write into it (the /tmp/zodex-<uid> parent, shared with spill files).
 export function checkPrivateFolder(dir: string, strict: boolean): void {
-  let stat: fs.Stats;
-  try {
-    stat = fs.lstatSync(dir);
-  } catch (error) {
-    throw unsafe(`socket folder ${dir} cannot be examined (${(error as NodeJS.ErrnoException).code})`);
-  }
-  if (stat.isSymbolicLink()) {
-    throw unsafe(`socket folder ${dir} is a symbolic link; refusing to follow it. Remove it or pass --socket in a folder of your own`);
-  }
-  if (!stat.isDirectory()) throw unsafe(`socket folder ${dir} is not a directory; remove it or pass another --socket`);
-  if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
-    throw unsafe(`socket folder ${dir} belongs to uid ${stat.uid}, not to this user (uid ${process.getuid()}); pass --socket in a folder of your own`);
-  }
-  const forbidden = strict ? 0o077 : 0o022;
-  if ((stat.mode & forbidden) !== 0) {
-    const fix = strict ? 'chmod 700' : 'chmod go-w';
-    throw unsafe(
-      `socket folder ${dir} has mode ${mode(stat)}, so other users can ${strict ? 'reach' : 'replace'} the publisher socket; run \`${fix} ${dir}\``,
-    );
-  }
+  const problem = privateFolderProblem(dir, strict, 'the publisher socket');
+  if (problem) throw unsafe(`socket folder ${dir} ${problem}; pass --socket in a folder of your own if this one cannot be fixed`);
 }
 
 function mkdirPrivate(dir: string): void {
