@@ -55,17 +55,16 @@ describe('degraded store', () => {
     store.close();
   });
 
-  it.skipIf(process.getuid?.() === 0)('works as a no-op in a read-only state dir (non-root only)', () => {
+  // (A read-only state dir would prove nothing to root, whom permissions do not stop, and CI
+  // runs as root: a folder where the database file should be cannot be written by anyone.)
+  it('works as a no-op when the database file cannot be opened for writing', () => {
     const stateDir = tempDir();
-    fs.chmodSync(stateDir, 0o500);
-    try {
-      const { store, warnings } = openCollecting(stateDir);
-      expect(store.degraded).toBe(true);
-      expect(() => exerciseEverything(store)).not.toThrow();
-      expect(warnings).toHaveLength(1);
-    } finally {
-      fs.chmodSync(stateDir, 0o700);
-    }
+    fs.mkdirSync(databasePath(stateDir));
+    const { store, warnings } = openCollecting(stateDir);
+    expect(store.degraded).toBe(true);
+    expect(() => exerciseEverything(store)).not.toThrow();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('tools keep working');
   });
 
   it('works as a no-op on a corrupt database file and leaves the file as it was', () => {
