@@ -34,6 +34,11 @@
  * command outlives the server that started it.
  *
  * STATUS is "x<code>" for a normal exit and "s<signal>" when the shell died of a signal.
+ *
+ * Standby (`zodex-spawn NONCE --standby SOCKET`): started before its command is known, so that
+ * the PTY and this process are ready when a command comes. It connects to zodexd's spawn
+ * socket, says its nonce, and waits for the command: a 4-byte little-endian length, then
+ * "cwd\0program\0arg\0...\0\0NAME=value\0...". From there on it behaves as above.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +47,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -135,17 +142,111 @@ static void write_all(int fd, const char *buf, size_t len) {
   }
 }
 
+/* Reads exactly `len` bytes; a hang-up while waiting ends the process (nobody wants it). */
+static int read_all(int fd, char *buf, size_t len) {
+  while (len > 0) {
+    ssize_t n = read(fd, buf, len);
+    if (n == 0) return -1;
+    if (n < 0) {
+      if (errno == EINTR && !hung_up) continue;
+      return -1;
+    }
+    buf += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+/* Splits `count` NUL-terminated strings starting at `p` (within `end`) into a NULL-terminated
+   array; returns the position after them, or NULL when the payload is malformed. */
+static char *split(char *p, char *end, char ***out, size_t count) {
+  char **list = calloc(count + 1, sizeof *list);
+  if (!list) return NULL;
+  for (size_t i = 0; i < count; i++) {
+    char *nul = memchr(p, '\0', (size_t)(end - p));
+    if (!nul) return NULL;
+    list[i] = p;
+    p = nul + 1;
+  }
+  *out = list;
+  return p;
+}
+
+static size_t count_strings(const char *p, const char *end) {
+  size_t count = 0;
+  while (p < end && *p != '\0') {
+    const char *nul = memchr(p, '\0', (size_t)(end - p));
+    if (!nul) break;
+    count++;
+    p = nul + 1;
+  }
+  return count;
+}
+
+/* Standby: waits on zodexd's spawn socket for the command to run. */
+static int await_command(const char *socket_path, const char *nonce, char **cwd, char ***args, char ***env) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  struct sockaddr_un address;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  if (strlen(socket_path) >= sizeof address.sun_path) return -1;
+  strcpy(address.sun_path, socket_path);
+  if (connect(fd, (struct sockaddr *)&address, sizeof address) < 0) return -1;
+  char hello[160];
+  int hello_len = snprintf(hello, sizeof hello, "%s\n", nonce);
+  if (hello_len <= 0 || (size_t)hello_len >= sizeof hello) return -1;
+  write_all(fd, hello, (size_t)hello_len);
+  unsigned char header[4];
+  if (read_all(fd, (char *)header, 4) < 0) return -1;
+  size_t len = (size_t)header[0] | (size_t)header[1] << 8 | (size_t)header[2] << 16 | (size_t)header[3] << 24;
+  if (len == 0 || len > (64u << 20)) return -1;
+  char *payload = malloc(len + 1);
+  if (!payload || read_all(fd, payload, len) < 0) return -1;
+  close(fd);
+  payload[len] = '\0';
+  char *end = payload + len, *p = payload;
+  char *nul = memchr(p, '\0', len);
+  if (!nul) return -1;
+  *cwd = p;
+  p = nul + 1;
+  size_t argc = count_strings(p, end);
+  if (argc == 0 || !(p = split(p, end, args, argc)) || p >= end || *p != '\0') return -1;
+  p++; /* the empty string between args and env */
+  size_t envc = count_strings(p, end);
+  if (!split(p, end, env, envc)) return -1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...]\n");
+  if (argc < 3 || (strcmp(argv[2], "--standby") == 0 && argc != 4)) {
+    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET\n");
     return 127;
   }
   const char *nonce = argv[1];
+  const char *standby = strcmp(argv[2], "--standby") == 0 ? argv[3] : NULL;
 
   struct termios tio;
   if (tcgetattr(STDOUT_FILENO, &tio) == 0) {
     tio.c_oflag &= ~(tcflag_t)OPOST;
     tcsetattr(STDOUT_FILENO, TCSANOW, &tio);
+  }
+
+  char *cwd = NULL;
+  char **program_args = &argv[2];
+  char **program_env = NULL;
+  if (standby) {
+    struct sigaction hangup;
+    memset(&hangup, 0, sizeof hangup);
+    sigemptyset(&hangup.sa_mask);
+    hangup.sa_handler = on_hangup;
+    sigaction(SIGHUP, &hangup, NULL); /* no SA_RESTART: a hang-up interrupts the wait */
+#ifdef __linux__
+    pid_t server = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGHUP);
+    if (getppid() != server) return 129;
+#endif
+    if (await_command(standby, nonce, &cwd, &program_args, &program_env) < 0) return 129;
   }
 
   /* SIGHUP and SIGCHLD stay blocked except inside sigsuspend, which unblocks them atomically:
@@ -168,8 +269,13 @@ int main(int argc, char **argv) {
   }
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old_set, NULL);
-    execvp(argv[2], &argv[2]);
-    fprintf(stderr, "zodex-spawn: cannot run %s: %s\n", argv[2], strerror(errno));
+    if (cwd && chdir(cwd) < 0) {
+      fprintf(stderr, "zodex-spawn: cannot enter %s: %s\n", cwd, strerror(errno));
+      _exit(127);
+    }
+    if (program_env) execve(program_args[0], program_args, program_env);
+    else execvp(program_args[0], program_args);
+    fprintf(stderr, "zodex-spawn: cannot run %s: %s\n", program_args[0], strerror(errno));
     _exit(127);
   }
 

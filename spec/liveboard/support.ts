@@ -29,6 +29,7 @@ export function realEngine(store: Store, serverId: string, spillDir: string): { 
       spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
       maxSessions: 8,
       unreportedRetentionMs: 60_000,
+      standby: true,
       cols: 120,
       rows: 40,
     },

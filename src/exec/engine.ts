@@ -10,6 +10,7 @@ import { newSessionHandle, newSessionId } from './handle.js';
 import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
 import { spawnPty } from './pty.js';
+import { StandbyPool } from './standby.js';
 import { Session, type SessionReport } from './session.js';
 import type { SpillStore } from './spill.js';
 
@@ -23,6 +24,8 @@ export interface EngineOptions {
   unreportedRetentionMs: number;
   cols: number;
   rows: number;
+  // Keep terminals ready for the next commands (see standby.ts).
+  standby: boolean;
 }
 
 export interface StartRequest {
@@ -42,12 +45,18 @@ export interface EngineEvents {
 export class ExecEngine {
   private readonly sessions = new Map<string, Session>();
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
+  private readonly standby: StandbyPool | undefined;
   private closing = false;
 
   constructor(
     private readonly options: EngineOptions,
     private readonly events: EngineEvents = {},
-  ) {}
+  ) {
+    if (options.standby) {
+      this.standby = new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows });
+      setImmediate(() => this.standby?.fill());
+    }
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -69,17 +78,10 @@ export class ExecEngine {
     }
     const setup = await this.options.shell;
     const handle = newSessionHandle();
+    const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: request.env ? { ...setup.env, ...request.env } : setup.env };
     let pty;
     try {
-      pty = spawnPty({
-        spawnHelper: this.options.spawnHelper,
-        file: setup.shell,
-        args: ['-c', request.cmd],
-        cwd: request.cwd,
-        env: request.env ? { ...setup.env, ...request.env } : setup.env,
-        cols: this.options.cols,
-        rows: this.options.rows,
-      });
+      pty = this.standby?.take(spec) ?? spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, cols: this.options.cols, rows: this.options.rows });
     } catch (error) {
       throw new ZodexError('SPAWN_FAILED', `could not start ${setup.shell}: ${(error as Error).message}`);
     }
@@ -162,6 +164,7 @@ export class ExecEngine {
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {
     this.closing = true;
+    this.standby?.close();
     const sessions = this.list();
     for (const session of sessions) session.kill('killed');
     const deadline = Date.now() + graceMs;

@@ -44,18 +44,30 @@ export interface PtyProcess {
 const MARKER_PREFIX = '\x1b]6972;';
 const BEL = 0x07;
 
-export function spawnPty(options: PtySpawnOptions): PtyProcess {
-  const nonce = randomBytes(12).toString('hex');
-  const marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
-  const pty: IPty = nodePty.spawn(options.spawnHelper, [nonce, options.file, ...options.args], {
-    name: options.env.TERM ?? 'dumb',
-    cols: options.cols,
-    rows: options.rows,
-    cwd: options.cwd,
-    env: options.env,
+export function newNonce(): string {
+  return randomBytes(12).toString('hex');
+}
+
+// Starts zodex-spawn on a new PTY with these arguments (after its nonce).
+export function startHelper(spawnHelper: string, nonce: string, args: string[], terminal: { cols: number; rows: number; cwd: string; env: Record<string, string> }): IPty {
+  return nodePty.spawn(spawnHelper, [nonce, ...args], {
+    name: terminal.env.TERM ?? 'dumb',
+    cols: terminal.cols,
+    rows: terminal.rows,
+    cwd: terminal.cwd,
+    env: terminal.env,
     encoding: null,
   } as Parameters<typeof nodePty.spawn>[2]);
+}
 
+export function spawnPty(options: PtySpawnOptions): PtyProcess {
+  const nonce = newNonce();
+  return attachPty(startHelper(options.spawnHelper, nonce, [options.file, ...options.args], options), nonce);
+}
+
+// The command's side of a zodex-spawn PTY: its bytes up to the end marker, and its exit.
+export function attachPty(pty: IPty, nonce: string): PtyProcess {
+  const marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
   let dataListener: (bytes: Buffer) => void = () => {};
   let exitListener: (exit: PtyExit) => void = () => {};
   let carry: Buffer | undefined; // bytes that may be the start of the marker

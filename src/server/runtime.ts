@@ -72,6 +72,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
       unreportedRetentionMs: UNREPORTED_RETENTION_MS,
       cols: TERMINAL_COLS,
       rows: TERMINAL_ROWS,
+      standby: true,
     },
     {
       onSessionStart: (session) => {

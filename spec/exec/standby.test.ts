@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
+import { StandbyPool, encodeSpec } from '../../src/exec/standby.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
+const pools: StandbyPool[] = [];
+afterEach(() => {
+  for (const pool of pools.splice(0)) pool.close();
+});
+
+function run(pty: PtyProcess): Promise<{ output: string; exit: PtyExit }> {
+  let output = '';
+  pty.onData((bytes) => (output += bytes.toString('utf8')));
+  return new Promise((resolve) => pty.onExit((exit) => resolve({ output, exit })));
+}
+
+async function ready(pool: StandbyPool, spec: Parameters<StandbyPool['take']>[0]): Promise<PtyProcess> {
+  for (let i = 0; i < 200; i++) {
+    const pty = pool.take(spec);
+    if (pty) return pty;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no standby became ready within 4 s');
+}
+
+describe('standby terminals', () => {
+  it('encode the command as cwd, program, args, an empty field, then the environment', () => {
+    const buffer = encodeSpec({ cwd: '/w', file: '/bin/sh', args: ['-c', 'echo é'], env: { A: '1', B: 'x=y' } });
+    const payload = buffer.subarray(4);
+    expect(buffer.readUInt32LE(0)).toBe(payload.length);
+    expect(payload.toString('utf8')).toBe('/w\0/bin/sh\0-c\0echo é\0\0A=1\0B=x=y\0');
+  });
+
+  it('run the command they are given, in its cwd and environment, on a terminal', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 200, rows: 50 });
+    pools.push(pool);
+    pool.fill();
+    const pty = await ready(pool, {
+      cwd: '/tmp',
+      file: '/bin/sh',
+      args: ['-c', 'pwd; echo "$ZODEX_PROBE"; test -t 1 && echo tty; stty size; exit 7'],
+      env: { ZODEX_PROBE: 'from-the-spec', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    const { output, exit } = await run(pty);
+    expect(output).toBe('/tmp\nfrom-the-spec\ntty\n50 200\n');
+    expect(exit).toMatchObject({ exitCode: 7, complete: true });
+    pty.dispose();
+  });
+
+  it('answer undefined when none is ready, refill, and report a bad cwd as the command failing', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    expect(pool.take({ cwd: '/', file: '/bin/true', args: [], env: {} })).toBeUndefined(); // never filled
+    const pty = await ready(pool, { cwd: '/definitely/not/here', file: '/bin/true', args: [], env: {} }); // take() refilled it
+    const { output, exit } = await run(pty);
+    expect(output).toMatch(/cannot enter \/definitely\/not\/here/);
+    expect(exit.exitCode).toBe(127);
+    pty.dispose();
+  });
+
+  it('clean up their folder and processes when closed', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pool.fill();
+    await ready(pool, { cwd: '/', file: '/bin/true', args: [], env: {} }).then((pty) => run(pty).then(() => pty.dispose()));
+    const folder = (pool as unknown as { folder: string }).folder;
+    expect(fs.existsSync(folder)).toBe(true);
+    pool.close();
+    expect(fs.existsSync(folder)).toBe(false);
+  });
+});

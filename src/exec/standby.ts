@@ -1,0 +1,147 @@
+// Standby terminals: a PTY with zodex-spawn already running on it, waiting for its command, so
+// that exec_command does not pay node-pty's fork (about a millisecond, on the event loop) and
+// zodex-spawn's start while its caller waits. Flow: fill() starts `zodex-spawn NONCE --standby
+// SOCKET`, which connects back and says its nonce; take(spec) sends it the command (cwd,
+// program, args, environment) and hands back the PTY, attached as any other; the pool refills
+// itself once the loop is idle. Anything unusual (no standby ready, one that died) falls back
+// to a direct spawn, so the pool is a shortcut, never a dependency.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { IPty } from 'node-pty';
+import { attachPty, newNonce, startHelper, type PtyProcess } from './pty.js';
+
+// How many terminals wait ready, and when the pool refills after one is taken.
+const POOL_SIZE = 2;
+const REFILL_DELAY_MS = 15;
+// A standby that has not connected by then is given up.
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export interface CommandSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+interface Standby {
+  nonce: string;
+  pty: IPty;
+  connection: net.Socket | undefined;
+  timer: NodeJS.Timeout;
+}
+
+// "cwd\0program\0arg\0...\0\0NAME=value\0..." behind its 4-byte little-endian length.
+export function encodeSpec(spec: CommandSpec): Buffer {
+  const fields = [spec.cwd, spec.file, ...spec.args, '', ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
+  const payload = Buffer.from(fields.map((field) => `${field}\0`).join(''), 'utf8');
+  const header = Buffer.alloc(4);
+  header.writeUInt32LE(payload.length);
+  return Buffer.concat([header, payload]);
+}
+
+export class StandbyPool {
+  private readonly folder: string;
+  private readonly socketPath: string;
+  private readonly server: net.Server;
+  private readonly waiting = new Map<string, Standby>(); // by nonce, connected or not
+  private refillTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly spawnHelper: string,
+    private readonly terminal: { cols: number; rows: number },
+  ) {
+    // mkdtemp makes the folder 0700: only this user can reach the socket.
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-standby-'));
+    this.socketPath = path.join(this.folder, 's');
+    this.server = net.createServer((connection) => this.greet(connection));
+    this.server.listen(this.socketPath);
+    this.server.unref();
+  }
+
+  // Starts standbys until POOL_SIZE are waiting.
+  fill(): void {
+    if (this.closed) return;
+    while (this.waiting.size < POOL_SIZE) this.startOne();
+  }
+
+  private startOne(): void {
+    const nonce = newNonce();
+    const pty = startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+      ...this.terminal,
+      cwd: '/',
+      env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
+    standby.timer.unref();
+    this.waiting.set(nonce, standby);
+    pty.onExit(() => this.drop(standby)); // died while waiting: forget it (after take: not ours)
+  }
+
+  private greet(connection: net.Socket): void {
+    let hello = '';
+    connection.setEncoding('latin1');
+    connection.on('data', (chunk: string) => {
+      hello += chunk;
+      const end = hello.indexOf('\n');
+      if (end === -1) return;
+      const standby = this.waiting.get(hello.slice(0, end));
+      if (!standby || standby.connection) return connection.destroy();
+      standby.connection = connection;
+      clearTimeout(standby.timer);
+    });
+    connection.on('error', () => {});
+    connection.on('close', () => {
+      for (const standby of this.waiting.values()) if (standby.connection === connection) this.drop(standby);
+    });
+  }
+
+  private drop(standby: Standby): void {
+    if (this.waiting.get(standby.nonce) !== standby) return;
+    this.waiting.delete(standby.nonce);
+    clearTimeout(standby.timer);
+    standby.connection?.destroy();
+    try {
+      (standby.pty as IPty & { destroy(): void }).destroy();
+    } catch {
+      // already gone
+    }
+  }
+
+  // A ready terminal running `spec`, or undefined when none is ready (spawn directly then).
+  take(spec: CommandSpec): PtyProcess | undefined {
+    let taken: Standby | undefined;
+    for (const standby of this.waiting.values()) {
+      if (standby.connection) {
+        taken = standby;
+        break;
+      }
+    }
+    this.scheduleRefill();
+    if (!taken) return undefined;
+    this.waiting.delete(taken.nonce);
+    const pty = attachPty(taken.pty, taken.nonce);
+    taken.connection!.end(encodeSpec(spec));
+    return pty;
+  }
+
+  private scheduleRefill(): void {
+    if (this.refillTimer || this.closed) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined;
+      this.fill();
+    }, REFILL_DELAY_MS);
+    this.refillTimer.unref();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.refillTimer) clearTimeout(this.refillTimer);
+    for (const standby of [...this.waiting.values()]) this.drop(standby);
+    this.server.close();
+    fs.rmSync(this.folder, { recursive: true, force: true });
+  }
+}
