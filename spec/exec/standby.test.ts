@@ -62,6 +62,17 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
+  it("sweep the folders of servers that died, and leave a live pool's alone", async () => {
+    const os = await import('node:os');
+    const live = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(live);
+    const dead = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-standby-'));
+    fs.writeFileSync(path.join(dead, 's'), ''); // no one listens: what a SIGKILLed server leaves
+    expect(await live.sweepStale()).toBeGreaterThanOrEqual(1);
+    expect(fs.existsSync(dead)).toBe(false);
+    expect(fs.existsSync((live as unknown as { folder: string }).folder)).toBe(true);
+  });
+
   it('clean up their folder and processes when closed', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pool.fill();

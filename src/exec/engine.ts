@@ -55,6 +55,7 @@ export class ExecEngine {
     if (options.standby) {
       this.standby = new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows });
       setImmediate(() => this.standby?.fill());
+      void this.standby.sweepStale();
     }
   }
 

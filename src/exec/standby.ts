@@ -18,6 +18,7 @@ const POOL_SIZE = 2;
 const REFILL_DELAY_MS = 15;
 // A standby that has not connected by then is given up.
 const CONNECT_TIMEOUT_MS = 5_000;
+const FOLDER_PREFIX = 'zodex-standby-';
 
 export interface CommandSpec {
   file: string;
@@ -55,7 +56,7 @@ export class StandbyPool {
     private readonly terminal: { cols: number; rows: number },
   ) {
     // mkdtemp makes the folder 0700: only this user can reach the socket.
-    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-standby-'));
+    this.folder = fs.mkdtempSync(path.join(os.tmpdir(), FOLDER_PREFIX));
     this.socketPath = path.join(this.folder, 's');
     this.server = net.createServer((connection) => this.greet(connection));
     this.server.listen(this.socketPath);
@@ -135,6 +136,31 @@ export class StandbyPool {
       this.fill();
     }, REFILL_DELAY_MS);
     this.refillTimer.unref();
+  }
+
+  // Removes the folders of servers that died without closing their pool (nobody answers on their
+  // socket any more): only folders of our naming, of this user, never through a symlink, never
+  // this pool's own.
+  async sweepStale(tmp = os.tmpdir()): Promise<number> {
+    let removed = 0;
+    for (const name of await fs.promises.readdir(tmp).catch(() => [] as string[])) {
+      if (!name.startsWith(FOLDER_PREFIX)) continue;
+      const folder = path.join(tmp, name);
+      if (folder === this.folder) continue;
+      const stat = await fs.promises.lstat(folder).catch(() => undefined);
+      if (!stat?.isDirectory() || (typeof process.getuid === 'function' && stat.uid !== process.getuid())) continue;
+      const alive = await new Promise<boolean>((resolve) => {
+        const probe = net.connect(path.join(folder, 's'), () => {
+          probe.destroy();
+          resolve(true);
+        });
+        probe.on('error', () => resolve(false));
+      });
+      if (alive) continue;
+      await fs.promises.rm(folder, { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   close(): void {
