@@ -6,27 +6,28 @@ import type http from 'node:http';
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
 
-export async function readJsonBody(req: http.IncomingMessage, limit: number, tooLarge = `request body larger than ${limit} bytes`): Promise<JsonBody> {
+export function readJsonBody(req: http.IncomingMessage, limit: number, tooLarge = `request body larger than ${limit} bytes`): Promise<JsonBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    return { ok: false, status: 413, message: tooLarge };
+    return Promise.resolve({ ok: false, status: 413, message: tooLarge });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
-    }
-  } catch {
-    return { ok: false, status: 400, message: 'the request body could not be read' };
-  }
-  if (size > limit) return { ok: false, status: 413, message: tooLarge };
-  try {
-    const text = Buffer.concat(chunks).toString('utf8');
-    return { ok: true, value: text === '' ? undefined : JSON.parse(text) };
-  } catch {
-    return { ok: false, status: 400, message: 'the request body is not valid JSON' };
-  }
+    });
+    req.on('error', () => resolve({ ok: false, status: 400, message: 'the request body could not be read' }));
+    req.on('end', () => {
+      if (size > limit) return resolve({ ok: false, status: 413, message: tooLarge });
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve({ ok: true, value: text === '' ? undefined : JSON.parse(text) });
+      } catch {
+        resolve({ ok: false, status: 400, message: 'the request body is not valid JSON' });
+      }
+    });
+  });
 }
