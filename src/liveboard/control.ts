@@ -49,7 +49,7 @@ export function describeOperatorInput(chars: string): string {
 }
 
 export function startControlServer(options: ControlOptions): ControlServer {
-  const { store, log } = options;
+  const { log } = options;
   const connections = new Set<net.Socket>();
   const server = net.createServer((socket) => serve(socket, options, connections));
   let socketPath: string | undefined;
