@@ -19,10 +19,16 @@ async function freePort(): Promise<number> {
 requirement('compose.demo', async () => {
   test.setTimeout(180_000);
   const { DockerComposeEnvironment, Wait } = await import('testcontainers');
+  const port = await freePort();
   const environment = await new DockerComposeEnvironment(path.join(REPO_ROOT, 'examples/mcp_http/sandbox'), 'docker-compose.yml')
     .withClientOptions({ executable: { standalone: true, executablePath: 'docker-compose' } })
-    .withEnvironment({ ZODEX_IMAGE: SERVER_IMAGE, ZODEX_CLIENT_IMAGE: CLIENT_IMAGE, ZODEX_PORT: String(await freePort()) })
+    .withEnvironment({ ZODEX_IMAGE: SERVER_IMAGE, ZODEX_CLIENT_IMAGE: CLIENT_IMAGE, ZODEX_PORT: String(port) })
     .withProjectName(`zodexdemo${process.pid}`)
+    // The demo publishes zodexd on 127.0.0.1 only. testcontainers' default wait dials published
+    // ports at the Docker bridge gateway when it runs inside a container (/.dockerenv), which a
+    // loopback-only publish never answers; the image's own healthcheck is the right signal, and
+    // the published port is checked below from where the README's user dials it.
+    .withWaitStrategy('zodexd_1', Wait.forHealthCheck())
     .withWaitStrategy('agent_1', Wait.forOneShotStartup())
     .withStartupTimeout(120_000)
     .up();
@@ -38,6 +44,11 @@ requirement('compose.demo', async () => {
     expect(transcript).toMatch(/agent: ok: a patch applies/);
     expect(transcript).toMatch(/agent: ok: an interactive session answers/);
     expect(transcript).toContain('agent: transcript complete: all steps passed');
+
+    // The published port answers on the host's loopback, and without the token it is refused.
+    const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
   } finally {
     await environment.down({ timeout: 5_000 });
   }
