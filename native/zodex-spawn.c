@@ -39,7 +39,21 @@
  * the PTY and this process are ready when a command comes. It connects to zodexd's spawn
  * socket, says its nonce, and waits for the command: a 4-byte little-endian length, then
  * "cwd\0program\0arg\0...\0\0NAME=value\0...". From there on it behaves as above.
+ *
+ * Zygote (`zodex-spawn --zygote SOCKET`): zodexd starts it once and asks it for each standby,
+ * because forking zodexd costs a millisecond or more on its event loop (page tables of a large
+ * process) and copy-on-write faults afterwards, where this small process forks in microseconds.
+ * zodexd opens the PTY itself (openpty: no fork) and writes "NONCE /dev/pts/N\n" to the
+ * zygote's stdin; the zygote forks, and the child becomes a session leader, takes the terminal
+ * as its controlling terminal and runs `zodex-spawn NONCE --standby SOCKET` on it. On stdout the
+ * zygote reports "s NONCE PID\n" when a standby started (PID 0: it could not) and
+ * "e PID STATUS\n" when one ended (STATUS as in the marker). It dies with zodexd
+ * (PR_SET_PDEATHSIG), and its standbys follow it (theirs), killing their commands.
+ *
+ * Every mode first closes the file descriptors it inherited beyond 0, 1 and 2: zodexd's other
+ * terminals and sockets never reach a command.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +61,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -218,9 +234,133 @@ static int await_command(const char *socket_path, const char *nonce, char **cwd,
   return 0;
 }
 
+/* Closes every inherited descriptor above 2 (node-pty opens terminals without close-on-exec). */
+static void close_inherited(void) {
+  DIR *fds = opendir("/proc/self/fd");
+  if (!fds) fds = opendir("/dev/fd");
+  if (!fds) {
+    for (int fd = 3; fd < 1024; fd++) close(fd);
+    return;
+  }
+  int own = dirfd(fds);
+  struct dirent *entry;
+  int found[1024];
+  size_t count = 0;
+  while ((entry = readdir(fds)) != NULL && count < sizeof found / sizeof found[0]) {
+    char *end;
+    long fd = strtol(entry->d_name, &end, 10);
+    if (*end == '\0' && entry->d_name[0] != '\0' && fd > 2 && fd != own) found[count++] = (int)fd;
+  }
+  closedir(fds);
+  for (size_t i = 0; i < count; i++) close(found[i]);
+}
+
+static volatile sig_atomic_t child_ended = 0;
+static void on_zygote_child(int sig) { (void)sig; child_ended = 1; }
+
+static int valid_request(const char *nonce, const char *tty) {
+  size_t len = strlen(nonce);
+  if (len == 0 || len > 64 || strspn(nonce, "0123456789abcdef") != len) return 0;
+  return strncmp(tty, "/dev/pts/", 9) == 0 && strlen(tty) < 32 && strspn(tty + 9, "0123456789") == strlen(tty + 9) && tty[9] != '\0';
+}
+
+/* The child side of a zygote fork: `zodex-spawn NONCE --standby SOCKET` on the terminal TTY. */
+static void become_standby(const char *self, const char *nonce, const char *tty, const char *socket_path, const sigset_t *mask) {
+  signal(SIGCHLD, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, mask, NULL);
+  if (setsid() < 0) _exit(127);
+  int fd = open(tty, O_RDWR); /* a session leader's first terminal becomes its controlling one */
+  if (fd < 0) _exit(127);
+  ioctl(fd, TIOCSCTTY, 0);
+  struct termios tio; /* node-pty's settings for a new terminal */
+  if (tcgetattr(fd, &tio) == 0) {
+    tio.c_iflag |= ICRNL | IXON | IXANY | IMAXBEL | BRKINT;
+#ifdef IUTF8
+    tio.c_iflag |= IUTF8;
+#endif
+    tcsetattr(fd, TCSANOW, &tio);
+  }
+  for (int target = 0; target <= 2; target++)
+    if (dup2(fd, target) < 0) _exit(127);
+  if (fd > 2) close(fd);
+  execl(self, self, nonce, "--standby", socket_path, (char *)NULL);
+  _exit(127);
+}
+
+static int zygote(const char *self, const char *socket_path) {
+#ifdef __linux__
+  pid_t server = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != server) return 129;
+#endif
+  signal(SIGPIPE, SIG_IGN); /* zodexd gone: writes fail, the read below ends the loop */
+  sigset_t blocked, old_set;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &blocked, &old_set);
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  sigemptyset(&action.sa_mask);
+  action.sa_handler = on_zygote_child;
+  sigaction(SIGCHLD, &action, NULL);
+
+  char line[256];
+  size_t used = 0;
+  for (;;) {
+    if (child_ended) {
+      child_ended = 0;
+      int status;
+      pid_t pid;
+      while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        char report[64];
+        int len = WIFSIGNALED(status) ? snprintf(report, sizeof report, "e %d s%d\n", (int)pid, WTERMSIG(status))
+                                      : snprintf(report, sizeof report, "e %d x%d\n", (int)pid, WEXITSTATUS(status));
+        write_all(STDOUT_FILENO, report, (size_t)len);
+      }
+    }
+    struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0};
+    int ready = ppoll(&input, 1, NULL, &old_set); /* SIGCHLD only wakes us here */
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
+    if (n == 0) return 0; /* zodexd closed the pipe: its standbys die with their terminals */
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return 1;
+    }
+    used += (size_t)n;
+    char *newline;
+    while ((newline = memchr(line, '\n', used)) != NULL) {
+      *newline = '\0';
+      char *space = strchr(line, ' ');
+      pid_t pid = 0;
+      if (space) {
+        *space = '\0';
+        if (valid_request(line, space + 1)) {
+          pid = fork();
+          if (pid == 0) become_standby(self, line, space + 1, socket_path, &old_set);
+          if (pid < 0) pid = 0;
+        }
+      }
+      char report[128];
+      int len = snprintf(report, sizeof report, "s %.64s %d\n", line, (int)pid);
+      if (len > 0 && (size_t)len < sizeof report) write_all(STDOUT_FILENO, report, (size_t)len);
+      size_t consumed = (size_t)(newline - line) + 1;
+      memmove(line, line + consumed, used - consumed);
+      used -= consumed;
+    }
+    if (used == sizeof line - 1) used = 0; /* an overlong line: not a request of ours */
+  }
+}
+
 int main(int argc, char **argv) {
+  close_inherited();
+  if (argc == 3 && strcmp(argv[1], "--zygote") == 0) return zygote(argv[0], argv[2]);
   if (argc < 3 || (strcmp(argv[2], "--standby") == 0 && argc != 4)) {
-    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET\n");
+    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET | zodex-spawn --zygote SOCKET\n");
     return 127;
   }
   const char *nonce = argv[1];

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
+import { spawnPty, type PtyExit, type PtyProcess } from '../../src/exec/pty.js';
 import { StandbyPool, encodeSpec } from '../../src/exec/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -25,6 +25,29 @@ async function ready(pool: StandbyPool, spec: Parameters<StandbyPool['take']>[0]
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('no standby became ready within 4 s');
+}
+
+function parentOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+// The descriptors the command that zodex-spawn `pid` runs holds, read from outside.
+async function commandDescriptors(pid: number): Promise<string[]> {
+  for (let i = 0; i < 100; i++) {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (parentOf(Number(entry)) === pid && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').startsWith('/bin/sleep')) {
+          return fs.readdirSync(`/proc/${entry}/fd`).sort();
+        }
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`no command under ${pid}`);
 }
 
 describe('standby terminals', () => {
@@ -60,6 +83,56 @@ describe('standby terminals', () => {
     expect(output).toMatch(/cannot enter \/definitely\/not\/here/);
     expect(exit.exitCode).toBe(127);
     pty.dispose();
+  });
+
+  it('are started by the zygote, not by forking this process, and report a SIGKILL as an incomplete exit', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    pool.fill();
+    const pty = await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', 'echo started; sleep 30'], env: {} });
+    const zygote = parentOf(pty.pid);
+    expect(zygote).not.toBe(process.pid);
+    expect(fs.readFileSync(`/proc/${zygote}/cmdline`, 'utf8').split('\0')).toContain('--zygote');
+    expect(parentOf(zygote)).toBe(process.pid);
+    const result = run(pty);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(pty.pid, 'SIGKILL'); // no end marker: the exit can only come from the zygote's report
+    const { output, exit } = await result;
+    expect(output).toContain('started');
+    expect(exit).toMatchObject({ signal: 9, complete: false });
+    pty.dispose();
+  });
+
+  it('fall back to node-pty when the zygote is gone', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    const zygote = (pool as unknown as { zygote: { child: { pid: number } } }).zygote.child;
+    process.kill(zygote.pid, 'SIGKILL');
+    for (let i = 0; i < 100 && (pool as unknown as { zygote: { usable: boolean } }).zygote.usable; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    pool.fill();
+    const pty = await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', 'echo fine'], env: {} });
+    expect(parentOf(pty.pid)).toBe(process.pid);
+    const { output, exit } = await run(pty);
+    expect(output).toBe('fine\n');
+    expect(exit).toMatchObject({ exitCode: 0, complete: true });
+    pty.dispose();
+  });
+
+  it("give a command no descriptor of this process beyond 0, 1 and 2 (other terminals' included)", async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    pool.fill();
+    // node-pty opens every terminal without close-on-exec: the standbys' masters are there to leak.
+    const spec = { cwd: '/', file: '/bin/sleep', args: ['5'], env: {} };
+    const viaStandby = await ready(pool, spec);
+    const direct = spawnPty({ spawnHelper: HELPER, ...spec, cols: 80, rows: 24 });
+    try {
+      expect(await commandDescriptors(viaStandby.pid)).toEqual(['0', '1', '2']);
+      expect(await commandDescriptors(direct.pid)).toEqual(['0', '1', '2']);
+    } finally {
+      viaStandby.dispose();
+      direct.dispose();
+    }
   });
 
   it("sweep the folders of servers that died, and leave a live pool's alone", async () => {

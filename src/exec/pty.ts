@@ -41,6 +41,17 @@ export interface PtyProcess {
   dispose(): void;
 }
 
+// A terminal with zodex-spawn on it, as attachPty needs it: node-pty's (startHelper) or one the
+// zygote started (zygote.ts). Data arrives as bytes; the exit is zodex-spawn's own.
+export interface HelperTerminal {
+  readonly pid: number;
+  onData(listener: (data: Buffer) => void): void;
+  onExit(listener: (exit: { exitCode: number; signal?: number }) => void): void;
+  write(data: string): void;
+  // Closes the terminal and hangs up zodex-spawn.
+  destroy(): void;
+}
+
 const MARKER_PREFIX = '\x1b]6972;';
 const BEL = 0x07;
 
@@ -49,8 +60,8 @@ export function newNonce(): string {
 }
 
 // Starts zodex-spawn on a new PTY with these arguments (after its nonce).
-export function startHelper(spawnHelper: string, nonce: string, args: string[], terminal: { cols: number; rows: number; cwd: string; env: Record<string, string> }): IPty {
-  return nodePty.spawn(spawnHelper, [nonce, ...args], {
+export function startHelper(spawnHelper: string, nonce: string, args: string[], terminal: { cols: number; rows: number; cwd: string; env: Record<string, string> }): HelperTerminal {
+  const pty = nodePty.spawn(spawnHelper, [nonce, ...args], {
     name: terminal.env.TERM ?? 'dumb',
     cols: terminal.cols,
     rows: terminal.rows,
@@ -58,6 +69,15 @@ export function startHelper(spawnHelper: string, nonce: string, args: string[], 
     env: terminal.env,
     encoding: null,
   } as Parameters<typeof nodePty.spawn>[2]);
+  return {
+    get pid() {
+      return pty.pid;
+    },
+    onData: (listener) => void pty.onData((data) => listener(data as unknown as Buffer)), // encoding null: bytes
+    onExit: (listener) => void pty.onExit(listener),
+    write: (data) => pty.write(data),
+    destroy: () => (pty as IPty & { destroy(): void }).destroy(), // the typings omit it
+  };
 }
 
 export function spawnPty(options: PtySpawnOptions): PtyProcess {
@@ -66,7 +86,7 @@ export function spawnPty(options: PtySpawnOptions): PtyProcess {
 }
 
 // The command's side of a zodex-spawn PTY: its bytes up to the end marker, and its exit.
-export function attachPty(pty: IPty, nonce: string): PtyProcess {
+export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
   const marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
   let dataListener: (bytes: Buffer) => void = () => {};
   let exitListener: (exit: PtyExit) => void = () => {};
@@ -82,7 +102,7 @@ export function attachPty(pty: IPty, nonce: string): PtyProcess {
 
   pty.onData((data) => {
     if (ended) return; // after the marker: stragglers of a background job; the group is killed
-    let bytes = data as unknown as Buffer;
+    let bytes = data;
     if (carry) {
       bytes = Buffer.concat([carry, bytes]);
       carry = undefined;
@@ -127,7 +147,7 @@ export function attachPty(pty: IPty, nonce: string): PtyProcess {
     },
     dispose: () => {
       try {
-        (pty as IPty & { destroy(): void }).destroy(); // closes the master; the typings omit it
+        pty.destroy();
       } catch {
         // already closed
       }

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { IPty } from 'node-pty';
-import { attachPty, newNonce, startHelper, type PtyProcess } from './pty.js';
+import { attachPty, newNonce, startHelper, type HelperTerminal, type PtyProcess } from './pty.js';
+import { Zygote, ZygoteTerminal } from './zygote.js';
 
 // How many terminals wait ready, and when the pool refills after one is taken.
 const POOL_SIZE = 2;
@@ -29,7 +29,7 @@ export interface CommandSpec {
 
 interface Standby {
   nonce: string;
-  pty: IPty;
+  pty: HelperTerminal;
   connection: net.Socket | undefined;
   timer: NodeJS.Timeout;
 }
@@ -50,6 +50,7 @@ export class StandbyPool {
   private readonly waiting = new Map<string, Standby>(); // by nonce, connected or not
   private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private zygote: Zygote | undefined;
 
   constructor(
     private readonly spawnHelper: string,
@@ -61,6 +62,11 @@ export class StandbyPool {
     this.server = net.createServer((connection) => this.greet(connection));
     this.server.listen(this.socketPath);
     this.server.unref();
+    try {
+      this.zygote = new Zygote(spawnHelper, this.socketPath);
+    } catch {
+      this.zygote = undefined; // node-pty starts the standbys then
+    }
   }
 
   // Starts standbys until POOL_SIZE are waiting.
@@ -71,11 +77,13 @@ export class StandbyPool {
 
   private startOne(): void {
     const nonce = newNonce();
-    const pty = startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
-      ...this.terminal,
-      cwd: '/',
-      env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
+    const pty =
+      this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
+      startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+        ...this.terminal,
+        cwd: '/',
+        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
     const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
@@ -93,6 +101,7 @@ export class StandbyPool {
       if (!standby || standby.connection) return connection.destroy();
       standby.connection = connection;
       clearTimeout(standby.timer);
+      if (standby.pty instanceof ZygoteTerminal) standby.pty.releaseSlave(); // it holds its own now
     });
     connection.on('error', () => {});
     connection.on('close', () => {
@@ -106,7 +115,7 @@ export class StandbyPool {
     clearTimeout(standby.timer);
     standby.connection?.destroy();
     try {
-      (standby.pty as IPty & { destroy(): void }).destroy();
+      standby.pty.destroy();
     } catch {
       // already gone
     }
@@ -116,7 +125,7 @@ export class StandbyPool {
   take(spec: CommandSpec): PtyProcess | undefined {
     let taken: Standby | undefined;
     for (const standby of this.waiting.values()) {
-      if (standby.connection) {
+      if (standby.connection && standby.pty.pid > 0) {
         taken = standby;
         break;
       }
@@ -167,6 +176,7 @@ export class StandbyPool {
     this.closed = true;
     if (this.refillTimer) clearTimeout(this.refillTimer);
     for (const standby of [...this.waiting.values()]) this.drop(standby);
+    this.zygote?.close();
     this.server.close();
     fs.rmSync(this.folder, { recursive: true, force: true });
   }

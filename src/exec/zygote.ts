@@ -1,0 +1,197 @@
+// Standby terminals without forking zodexd. node-pty starts every process by forking zodexd
+// itself: about a millisecond on the event loop per process, more as the heap grows, then
+// copy-on-write faults on the pages zodexd touches next (measured: 281 page faults per
+// exec_command, against 19 per ping). Instead zodexd opens the terminal itself (openpty, through
+// node-pty's native module: no fork) and asks the zygote, a small `zodex-spawn --zygote`
+// started once, to fork the standby onto it (see native/zodex-spawn.c). Flow:
+//   start(nonce) -> openpty -> "NONCE /dev/pts/N" to the zygote -> "s NONCE PID" back
+//   -> the standby connects to the pool's socket (standby.ts) -> releaseSlave()
+//   ... the zygote reaps it: "e PID STATUS" -> onExit.
+// If the zygote cannot start or dies, start() returns undefined and the pool falls back to
+// node-pty.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import tty from 'node:tty';
+import type { HelperTerminal } from './pty.js';
+
+interface NativePty {
+  open(cols: number, rows: number): { master: number; slave: number; pty: string };
+}
+
+const require = createRequire(import.meta.url);
+// node-pty's own loader (build/Release, build/Debug or prebuilds), as node-pty itself loads it.
+const nativePty = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } }).loadNativeModule('pty').module;
+
+type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
+
+// "x<code>" or "s<signal>", as the zygote reports a standby's end.
+function parseExit(status: string): { exitCode: number; signal?: number } {
+  const value = Number.parseInt(status.slice(1), 10);
+  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 0, signal: value };
+  return { exitCode: Number.isFinite(value) ? value : 255 };
+}
+
+export class ZygoteTerminal implements HelperTerminal {
+  pid = 0; // set when the zygote reports the fork
+  private readonly reader: tty.ReadStream;
+  private slave: number | undefined;
+  private readonly queue: Buffer[] = [];
+  private writing = false;
+  private exitListener: ExitListener = () => {};
+  private exited = false;
+  private closed = false;
+
+  constructor(
+    private readonly master: number,
+    slave: number,
+  ) {
+    this.slave = slave;
+    this.reader = new tty.ReadStream(master);
+    // EIO once the last process on the terminal is gone: the exit itself comes from the zygote.
+    this.reader.on('error', () => {});
+  }
+
+  onData(listener: (data: Buffer) => void): void {
+    this.reader.on('data', listener);
+  }
+
+  onExit(listener: ExitListener): void {
+    this.exitListener = listener;
+  }
+
+  // Written with fs.write and retried on EAGAIN, in order, as node-pty writes.
+  write(data: string): void {
+    if (this.closed || data.length === 0) return;
+    this.queue.push(Buffer.from(data, 'utf8'));
+    if (!this.writing) this.flush();
+  }
+
+  private flush(): void {
+    const chunk = this.queue[0];
+    if (!chunk || this.closed) {
+      this.writing = false;
+      return;
+    }
+    this.writing = true;
+    fs.write(this.master, chunk, 0, chunk.length, null, (error, written) => {
+      if (error) {
+        if (error.code === 'EAGAIN') setImmediate(() => this.flush());
+        else this.queue.length = 0; // the terminal is gone; so is the command's input
+        if (error.code !== 'EAGAIN') this.writing = false;
+        return;
+      }
+      if (written < chunk.length) this.queue[0] = chunk.subarray(written);
+      else this.queue.shift();
+      this.flush();
+    });
+  }
+
+  // The standby has opened the terminal itself: zodexd's copy of the slave side can go.
+  releaseSlave(): void {
+    if (this.slave === undefined) return;
+    fs.close(this.slave, () => {});
+    this.slave = undefined;
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.releaseSlave();
+    this.reader.destroy(); // closes the master
+    if (this.pid > 0 && !this.exited) {
+      try {
+        process.kill(this.pid, 'SIGHUP'); // as node-pty does: the hang-up, even if a copy of the master lingers
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  ended(exit: { exitCode: number; signal?: number }): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.releaseSlave();
+    this.exitListener(exit);
+  }
+}
+
+export class Zygote {
+  private readonly child: ChildProcess;
+  private readonly starting = new Map<string, ZygoteTerminal>(); // by nonce, until its pid is known
+  private readonly running = new Map<number, ZygoteTerminal>(); // by pid
+  private alive = true;
+
+  constructor(spawnHelper: string, socketPath: string) {
+    this.child = spawn(spawnHelper, ['--zygote', socketPath], {
+      cwd: '/',
+      env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    this.child.on('error', () => this.died());
+    this.child.on('exit', () => this.died());
+    this.child.stdin!.on('error', () => this.died());
+    let pending = '';
+    this.child.stdout!.setEncoding('latin1');
+    this.child.stdout!.on('data', (chunk: string) => {
+      pending += chunk;
+      let newline: number;
+      while ((newline = pending.indexOf('\n')) !== -1) {
+        this.report(pending.slice(0, newline).split(' '));
+        pending = pending.slice(newline + 1);
+      }
+    });
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout]) (stream as unknown as { unref(): void }).unref();
+  }
+
+  get usable(): boolean {
+    return this.alive;
+  }
+
+  // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it.
+  start(nonce: string, cols: number, rows: number): ZygoteTerminal | undefined {
+    if (!this.alive) return undefined;
+    let fds: { master: number; slave: number; pty: string };
+    try {
+      fds = nativePty.open(cols, rows);
+    } catch {
+      return undefined; // out of terminals: node-pty will say so with a clearer error
+    }
+    const terminal = new ZygoteTerminal(fds.master, fds.slave);
+    this.starting.set(nonce, terminal);
+    this.child.stdin!.write(`${nonce} ${fds.pty}\n`);
+    return terminal;
+  }
+
+  private report([kind, first, second]: string[]): void {
+    if (kind === 's' && first !== undefined) {
+      const terminal = this.starting.get(first);
+      this.starting.delete(first);
+      const pid = Number(second);
+      if (!terminal) return;
+      if (!(pid > 0)) return terminal.ended({ exitCode: 127 });
+      terminal.pid = pid;
+      this.running.set(pid, terminal);
+    } else if (kind === 'e' && first !== undefined && second !== undefined) {
+      const pid = Number(first);
+      const terminal = this.running.get(pid);
+      this.running.delete(pid);
+      terminal?.ended(parseExit(second));
+    }
+  }
+
+  // The zygote's standbys die with it (PR_SET_PDEATHSIG), killing their commands.
+  private died(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    for (const terminal of [...this.starting.values(), ...this.running.values()]) terminal.ended({ exitCode: 0, signal: 1 });
+    this.starting.clear();
+    this.running.clear();
+  }
+
+  close(): void {
+    this.child.stdin?.end();
+  }
+}
