@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ZODEXD = path.join(ROOT, 'dist/cli/zodexd.js');
 export const RESULTS = path.join(ROOT, 'bench/results');
+export const BARE_MCP = path.join(ROOT, 'bench/bare-mcp.mjs'); // the transport floor
 
 export function requireBuild() {
   if (!fs.existsSync(ZODEXD)) {
@@ -51,17 +52,19 @@ export function writeResult(name, data) {
   return file;
 }
 
-// A zodexd over stdio with an SDK client. `pid` is the server's pid (for RSS).
-export async function stdioZodex(args = [], env = {}) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [ZODEXD, ...args], env: { ...process.env, ...env }, stderr: 'ignore' });
+// A zodexd over stdio with an SDK client. `pid` is the server's pid (for RSS). `script` runs
+// another server instead (bench/bare-mcp.mjs).
+export async function stdioZodex(args = [], env = {}, script = ZODEXD) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [script, ...args], env: { ...process.env, ...env }, stderr: 'ignore' });
   const client = new Client({ name: 'zodex-bench', version: '1' });
   await client.connect(transport);
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
-// A zodexd over HTTP on an ephemeral loopback port, with an SDK client.
-export async function httpZodex(args = [], env = {}) {
-  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+// A zodexd over HTTP on an ephemeral loopback port, with an SDK client. `serverArgs` runs
+// another server instead (e.g. [BARE_MCP, 'http']).
+export async function httpZodex(args = [], env = {}, serverArgs = [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0']) {
+  const child = spawn(process.execPath, [...serverArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
     let text = '';
     child.stderr.on('data', (chunk) => {
@@ -136,8 +139,8 @@ export function gitVersion() {
 // Minimal JSON-RPC clients, one per transport, doing the same work: send a request, wait for
 // the response with the same id. They measure what the server and the transport cost, without
 // the SDK client's own (unequal) overhead per transport.
-export async function rawStdio(args = []) {
-  const child = spawn(process.execPath, [ZODEXD, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+export async function rawStdio(args = [], script = ZODEXD) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
   const waiting = new Map();
   let buffer = '';
   child.stdout.on('data', (chunk) => {

@@ -1,10 +1,13 @@
-// exec_command `true` round trips (issues 2 and 5), interleaved with the floor measured in the
-// same run: node-pty spawning the same shell with `-c true`, no MCP.
+// exec_command `true` round trips (issues 2 and 5), interleaved with two floors measured in the
+// same run: node-pty spawning the same shell with `-c true`, no MCP; and the transport floor,
+// bench/bare-mcp.mjs answering the same call after 3 ms over stdio and over HTTP, which shows
+// what HTTP costs whatever the server does (node's HTTP and the client's).
 //   goal (issue 2): stdio p50 <= 1.5 x floor p50;  goal (issue 5): http p50 <= stdio p50 + 1 ms.
+// Each is measured with the SDK's clients and with equal minimal clients (bench/lib.mjs).
 // Also 16 sessions running concurrently over HTTP (16 conversations, `sleep 1` each).
 // Usage: node bench/roundtrip.mjs [calls]
 
-import { barePty, exec, httpZodex, rawHttp, rawStdio, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
+import { BARE_MCP, barePty, exec, httpZodex, rawHttp, rawStdio, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
 
 requireBuild();
 const calls = Number(process.argv[2] ?? 300);
@@ -12,9 +15,11 @@ const shell = process.env.SHELL || '/bin/bash';
 const stdio = await stdioZodex();
 const http = await httpZodex();
 const raw = { stdio: await rawStdio(), http: await rawHttp(http.url) };
+const bare = { stdio: await stdioZodex(['stdio'], {}, BARE_MCP), http: await httpZodex(['http'], {}, [BARE_MCP]) };
+const bareRaw = { stdio: await rawStdio(['stdio'], BARE_MCP), http: await rawHttp(bare.http.url) };
 const call = (client) => client.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
-for (const server of [stdio, http]) for (let i = 0; i < 20; i++) await exec(server.client, { cmd: 'true' }); // warm up
-for (const client of Object.values(raw)) for (let i = 0; i < 20; i++) await call(client);
+for (const server of [stdio, http, bare.stdio, bare.http]) for (let i = 0; i < 20; i++) await exec(server.client, { cmd: 'true' }); // warm up
+for (const client of [...Object.values(raw), ...Object.values(bareRaw)]) for (let i = 0; i < 20; i++) await call(client);
 
 async function timed(fn) {
   const started = process.hrtime.bigint();
@@ -22,13 +27,17 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [] };
+const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [] };
 for (let i = 0; i < calls; i++) {
   samples.floor.push(await timed(() => barePty('true', shell)));
   samples.stdio.push(await timed(() => exec(stdio.client, { cmd: 'true' })));
   samples.http.push(await timed(() => exec(http.client, { cmd: 'true' })));
   samples.rawStdio.push(await timed(() => call(raw.stdio)));
   samples.rawHttp.push(await timed(() => call(raw.http)));
+  samples.bareStdio.push(await timed(() => exec(bare.stdio.client, { cmd: 'true' })));
+  samples.bareHttp.push(await timed(() => exec(bare.http.client, { cmd: 'true' })));
+  samples.bareRawStdio.push(await timed(() => call(bareRaw.stdio)));
+  samples.bareRawHttp.push(await timed(() => call(bareRaw.http)));
 }
 const figures = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, stats(values)]));
 
@@ -44,10 +53,8 @@ const clients = await Promise.all(
 );
 const concurrent = await timed(() => Promise.all(clients.map((client) => exec(client, { cmd: 'sleep 1' }))));
 await Promise.all(clients.map((client) => client.close()));
-raw.stdio.close();
-raw.http.close();
-await stdio.close();
-await http.close();
+for (const client of [...Object.values(raw), ...Object.values(bareRaw)]) client.close();
+for (const server of [stdio, http, bare.stdio, bare.http]) await server.close();
 
 const result = {
   shell,
@@ -62,6 +69,16 @@ const result = {
   httpMinusStdioP50Ms: round(figures.http.p50 - figures.stdio.p50),
   rawStdioOverFloorP50: round(figures.rawStdio.p50 / figures.floor.p50),
   rawHttpMinusRawStdioP50Ms: round(figures.rawHttp.p50 - figures.rawStdio.p50),
+  // The transport floor: the same difference between servers that only answer (bench/bare-mcp.mjs).
+  bareStdioMs: figures.bareStdio,
+  bareHttpMs: figures.bareHttp,
+  bareRawStdioMs: figures.bareRawStdio,
+  bareRawHttpMs: figures.bareRawHttp,
+  bareHttpMinusStdioP50Ms: round(figures.bareHttp.p50 - figures.bareStdio.p50),
+  bareRawHttpMinusRawStdioP50Ms: round(figures.bareRawHttp.p50 - figures.bareRawStdio.p50),
+  // What zodex adds over HTTP beyond the floor's own HTTP cost.
+  zodexHttpCostOverFloorP50Ms: round(figures.http.p50 - figures.stdio.p50 - (figures.bareHttp.p50 - figures.bareStdio.p50)),
+  zodexRawHttpCostOverFloorP50Ms: round(figures.rawHttp.p50 - figures.rawStdio.p50 - (figures.bareRawHttp.p50 - figures.bareRawStdio.p50)),
   goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1' },
   sixteenConcurrentSessions: { command: 'sleep 1', wallMs: round(concurrent), idealMs: 1000 },
 };
