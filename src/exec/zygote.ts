@@ -95,10 +95,12 @@ export class ZygoteTerminal implements HelperTerminal {
     this.slave = undefined;
   }
 
+  // The slave side stays open here until the standby has it or has ended: while it is open the
+  // terminal's number cannot go to a new terminal, so a standby still starting can never open
+  // someone else's (it gets EIO from this one, whose master is gone, and ends).
   destroy(): void {
     if (this.closed) return;
     this.closed = true;
-    this.releaseSlave();
     this.reader.destroy(); // closes the master
     if (this.pid > 0 && !this.exited) {
       try {
