@@ -61,7 +61,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <poll.h>
+#include <sys/select.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -261,7 +261,9 @@ static void on_zygote_child(int sig) { (void)sig; child_ended = 1; }
 static int valid_request(const char *nonce, const char *tty) {
   size_t len = strlen(nonce);
   if (len == 0 || len > 64 || strspn(nonce, "0123456789abcdef") != len) return 0;
-  return strncmp(tty, "/dev/pts/", 9) == 0 && strlen(tty) < 32 && strspn(tty + 9, "0123456789") == strlen(tty + 9) && tty[9] != '\0';
+  /* Only a terminal's own name: /dev/pts/N (Linux) or /dev/ttysN (macOS). */
+  const char *number = strncmp(tty, "/dev/pts/", 9) == 0 ? tty + 9 : strncmp(tty, "/dev/ttys", 9) == 0 ? tty + 9 : NULL;
+  return number && *number != '\0' && strlen(number) < 12 && strspn(number, "0123456789") == strlen(number);
 }
 
 /* The child side of a zygote fork: `zodex-spawn NONCE --standby SOCKET` on the terminal TTY. */
@@ -319,8 +321,10 @@ static int zygote(const char *self, const char *socket_path) {
         write_all(STDOUT_FILENO, report, (size_t)len);
       }
     }
-    struct pollfd input = {.fd = STDIN_FILENO, .events = POLLIN, .revents = 0};
-    int ready = ppoll(&input, 1, NULL, &old_set); /* SIGCHLD only wakes us here */
+    fd_set input;
+    FD_ZERO(&input);
+    FD_SET(STDIN_FILENO, &input);
+    int ready = pselect(STDIN_FILENO + 1, &input, NULL, NULL, NULL, &old_set); /* SIGCHLD only wakes us here */
     if (ready < 0) {
       if (errno == EINTR) continue;
       return 1;

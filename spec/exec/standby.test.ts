@@ -118,6 +118,21 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
+  it('stop asking the zygote once it refuses a standby, and start them with node-pty', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    const zygote = (pool as unknown as { zygote: { usable: boolean; start(nonce: string, cols: number, rows: number): { onExit(listener: (exit: { exitCode: number }) => void): void } } }).zygote;
+    const refused = zygote.start('not-a-nonce', 80, 24)!; // not hex: the zygote answers pid 0
+    const exit = await new Promise<{ exitCode: number }>((resolve) => refused.onExit(resolve));
+    expect(exit.exitCode).toBe(127);
+    expect(zygote.usable).toBe(false);
+    pool.fill();
+    const pty = await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', 'echo fine'], env: {} });
+    expect(parentOf(pty.pid)).toBe(process.pid);
+    expect((await run(pty)).output).toBe('fine\n');
+    pty.dispose();
+  });
+
   it("give a command no descriptor of this process beyond 0, 1 and 2 (other terminals' included)", async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);

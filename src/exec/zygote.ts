@@ -124,6 +124,7 @@ export class Zygote {
   private readonly starting = new Map<string, ZygoteTerminal>(); // by nonce, until its pid is known
   private readonly running = new Map<number, ZygoteTerminal>(); // by pid
   private alive = true;
+  private refusing = false;
 
   constructor(spawnHelper: string, socketPath: string) {
     this.child = spawn(spawnHelper, ['--zygote', socketPath], {
@@ -149,12 +150,12 @@ export class Zygote {
   }
 
   get usable(): boolean {
-    return this.alive;
+    return this.alive && !this.refusing;
   }
 
   // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it.
   start(nonce: string, cols: number, rows: number): ZygoteTerminal | undefined {
-    if (!this.alive) return undefined;
+    if (!this.usable) return undefined;
     let fds: { master: number; slave: number; pty: string };
     try {
       fds = nativePty.open(cols, rows);
@@ -173,7 +174,10 @@ export class Zygote {
       this.starting.delete(first);
       const pid = Number(second);
       if (!terminal) return;
-      if (!(pid > 0)) return terminal.ended({ exitCode: 127 });
+      if (!(pid > 0)) {
+        this.refusing = true; // it cannot start standbys here: node-pty will, from now on
+        return terminal.ended({ exitCode: 127 });
+      }
       terminal.pid = pid;
       this.running.set(pid, terminal);
     } else if (kind === 'e' && first !== undefined && second !== undefined) {
