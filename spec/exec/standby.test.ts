@@ -103,6 +103,21 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
+  it('start one through the zygote for a command when none is waiting, and none once it is gone', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    const spec = { cwd: '/', file: '/bin/sh', args: ['-c', 'echo fresh'], env: {} };
+    expect(pool.take(spec)).toBeUndefined(); // never filled
+    const pty = await pool.startFresh(spec);
+    expect(pty).toBeDefined();
+    expect(fs.readFileSync(`/proc/${parentOf(pty!.pid)}/cmdline`, 'utf8').split('\0')).toContain('--zygote');
+    expect(await run(pty!)).toMatchObject({ output: 'fresh\n', exit: { exitCode: 0, complete: true } });
+    pty!.dispose();
+    process.kill((pool as unknown as { zygote: { child: { pid: number } } }).zygote.child.pid, 'SIGKILL');
+    for (let i = 0; i < 100 && (pool as unknown as { zygote: { usable: boolean } }).zygote.usable; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await pool.startFresh(spec)).toBeUndefined();
+  });
+
   it('fall back to node-pty when the zygote is gone', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);

@@ -80,9 +80,13 @@ export class ExecEngine {
     const setup = await this.options.shell;
     const handle = newSessionHandle();
     const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: request.env ? { ...setup.env, ...request.env } : setup.env };
-    let pty;
+    let pty = this.standby?.take(spec) ?? (await this.standby?.startFresh(spec));
+    if (this.closing) {
+      pty?.dispose();
+      throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
+    }
     try {
-      pty = this.standby?.take(spec) ?? spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, cols: this.options.cols, rows: this.options.rows });
+      pty ??= spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, cols: this.options.cols, rows: this.options.rows });
     } catch (error) {
       throw new ZodexError('SPAWN_FAILED', `could not start ${setup.shell}: ${(error as Error).message}`);
     }

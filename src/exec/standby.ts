@@ -16,8 +16,9 @@ import { Zygote, ZygoteTerminal } from './zygote.js';
 // How many terminals wait ready, and when the pool refills after one is taken.
 const POOL_SIZE = 2;
 const REFILL_DELAY_MS = 15;
-// A standby that has not connected by then is given up.
+// A standby that has not connected by then is given up; one a command waits for, sooner.
 const CONNECT_TIMEOUT_MS = 5_000;
+const FRESH_CONNECT_TIMEOUT_MS = 1_000;
 const FOLDER_PREFIX = 'zodex-standby-';
 
 export interface CommandSpec {
@@ -32,6 +33,8 @@ interface Standby {
   pty: HelperTerminal;
   connection: net.Socket | undefined;
   timer: NodeJS.Timeout;
+  reserved: boolean; // started for one command (startFresh): not the pool's to give out
+  settled?: (ready: boolean) => void; // startFresh waits on it: connected, or dropped
 }
 
 // "cwd\0program\0arg\0...\0\0NAME=value\0..." behind its 4-byte little-endian length.
@@ -72,10 +75,12 @@ export class StandbyPool {
   // Starts standbys until POOL_SIZE are waiting.
   fill(): void {
     if (this.closed) return;
-    while (this.waiting.size < POOL_SIZE) this.startOne();
+    let pooled = 0;
+    for (const standby of this.waiting.values()) if (!standby.reserved) pooled++;
+    for (; pooled < POOL_SIZE; pooled++) this.startOne(false);
   }
 
-  private startOne(): void {
+  private startOne(reserved: boolean): Standby {
     const nonce = newNonce();
     const pty =
       this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
@@ -84,10 +89,11 @@ export class StandbyPool {
         cwd: '/',
         env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
       });
-    const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
+    const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), reserved ? FRESH_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS), reserved };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
     pty.onExit(() => this.drop(standby)); // died while waiting: forget it (after take: not ours)
+    return standby;
   }
 
   private greet(connection: net.Socket): void {
@@ -102,6 +108,7 @@ export class StandbyPool {
       standby.connection = connection;
       clearTimeout(standby.timer);
       if (standby.pty instanceof ZygoteTerminal) standby.pty.releaseSlave(); // it holds its own now
+      standby.settled?.(true);
     });
     connection.on('error', () => {});
     connection.on('close', () => {
@@ -113,6 +120,7 @@ export class StandbyPool {
     if (this.waiting.get(standby.nonce) !== standby) return;
     this.waiting.delete(standby.nonce);
     clearTimeout(standby.timer);
+    standby.settled?.(false);
     standby.connection?.destroy();
     try {
       standby.pty.destroy();
@@ -125,16 +133,38 @@ export class StandbyPool {
   take(spec: CommandSpec): PtyProcess | undefined {
     let taken: Standby | undefined;
     for (const standby of this.waiting.values()) {
-      if (standby.connection && standby.pty.pid > 0) {
+      if (!standby.reserved && standby.connection && standby.pty.pid > 0) {
         taken = standby;
         break;
       }
     }
     this.scheduleRefill();
-    if (!taken) return undefined;
-    this.waiting.delete(taken.nonce);
-    const pty = attachPty(taken.pty, taken.nonce);
-    taken.connection!.end(encodeSpec(spec));
+    return taken && this.hand(taken, spec);
+  }
+
+  // When none is ready (a burst of commands): a standby started now for `spec` through the
+  // zygote, which forks in microseconds where node-pty forks zodexd on the event loop, one command
+  // after another. Undefined without a usable zygote or when it does not come (spawn directly).
+  async startFresh(spec: CommandSpec): Promise<PtyProcess | undefined> {
+    if (this.closed || !this.zygote?.usable) return undefined;
+    const standby = this.startOne(true);
+    if (!(standby.pty instanceof ZygoteTerminal)) {
+      this.drop(standby);
+      return undefined;
+    }
+    const connected = new Promise<boolean>((resolve) => (standby.settled = resolve));
+    const [ready, pid] = await Promise.all([connected, standby.pty.started]);
+    if (!ready || !(pid > 0) || this.waiting.get(standby.nonce) !== standby) {
+      this.drop(standby);
+      return undefined;
+    }
+    return this.hand(standby, spec);
+  }
+
+  private hand(standby: Standby, spec: CommandSpec): PtyProcess {
+    this.waiting.delete(standby.nonce);
+    const pty = attachPty(standby.pty, standby.nonce);
+    standby.connection!.end(encodeSpec(spec));
     return pty;
   }
 

@@ -35,6 +35,9 @@ function parseExit(status: string): { exitCode: number; signal?: number } {
 
 export class ZygoteTerminal implements HelperTerminal {
   pid = 0; // set when the zygote reports the fork
+  // The pid once the zygote reports the fork; 0 when it could not fork or is gone.
+  readonly started: Promise<number>;
+  private reportStart: (pid: number) => void = () => {};
   private readonly reader: tty.ReadStream;
   private slave: number | undefined;
   private readonly queue: Buffer[] = [];
@@ -48,6 +51,7 @@ export class ZygoteTerminal implements HelperTerminal {
     slave: number,
   ) {
     this.slave = slave;
+    this.started = new Promise((resolve) => (this.reportStart = resolve));
     this.reader = new tty.ReadStream(master);
     // EIO once the last process on the terminal is gone: the exit itself comes from the zygote.
     this.reader.on('error', () => {});
@@ -111,7 +115,13 @@ export class ZygoteTerminal implements HelperTerminal {
     }
   }
 
+  forked(pid: number): void {
+    this.pid = pid;
+    this.reportStart(pid);
+  }
+
   ended(exit: { exitCode: number; signal?: number }): void {
+    this.reportStart(0); // nothing once started
     if (this.exited) return;
     this.exited = true;
     this.releaseSlave();
@@ -178,7 +188,7 @@ export class Zygote {
         this.refusing = true; // it cannot start standbys here: node-pty will, from now on
         return terminal.ended({ exitCode: 127 });
       }
-      terminal.pid = pid;
+      terminal.forked(pid);
       this.running.set(pid, terminal);
     } else if (kind === 'e' && first !== undefined && second !== undefined) {
       const pid = Number(first);
