@@ -234,6 +234,11 @@ static int await_command(const char *socket_path, const char *nonce, char **cwd,
   return 0;
 }
 
+/* A wait status as zodexd reads it: "x<code>" for an exit, "s<signal>" for a death by signal. */
+static int format_status(char *buf, size_t size, int status) {
+  return WIFSIGNALED(status) ? snprintf(buf, size, "s%d", WTERMSIG(status)) : snprintf(buf, size, "x%d", WEXITSTATUS(status));
+}
+
 /* Closes every inherited descriptor above 2 (node-pty opens terminals without close-on-exec). */
 static void close_inherited(void) {
   DIR *fds = opendir("/proc/self/fd");
@@ -315,9 +320,9 @@ static int zygote(const char *self, const char *socket_path) {
       int status;
       pid_t pid;
       while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        char report[64];
-        int len = WIFSIGNALED(status) ? snprintf(report, sizeof report, "e %d s%d\n", (int)pid, WTERMSIG(status))
-                                      : snprintf(report, sizeof report, "e %d x%d\n", (int)pid, WEXITSTATUS(status));
+        char word[32], report[64];
+        format_status(word, sizeof word, status);
+        int len = snprintf(report, sizeof report, "e %d %s\n", (int)pid, word);
         write_all(STDOUT_FILENO, report, (size_t)len);
       }
     }
@@ -469,13 +474,9 @@ int main(int argc, char **argv) {
     if (running) sigsuspend(&wait_set);
   }
 
-  char marker[256];
-  int len;
-  if (WIFSIGNALED(status)) {
-    len = snprintf(marker, sizeof marker, "\033]6972;%s;s%d\007", nonce, WTERMSIG(status));
-  } else {
-    len = snprintf(marker, sizeof marker, "\033]6972;%s;x%d\007", nonce, WEXITSTATUS(status));
-  }
+  char word[32], marker[256];
+  format_status(word, sizeof word, status);
+  int len = snprintf(marker, sizeof marker, "\033]6972;%s;%s\007", nonce, word);
   if (len > 0 && (size_t)len < sizeof marker) write_all(STDOUT_FILENO, marker, (size_t)len);
 
   /* Wait for zodexd to close the terminal (or to die), then take the group along. */

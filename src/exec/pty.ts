@@ -121,7 +121,7 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
       carry = Buffer.from(bytes.subarray(at)); // the status has not fully arrived yet
       return;
     }
-    finish(parseStatus(bytes.subarray(at + marker.length, bel).toString('latin1')));
+    finish({ ...parseStatus(bytes.subarray(at + marker.length, bel).toString('latin1')), complete: true });
   });
 
   pty.onExit(({ exitCode, signal }) => {
@@ -155,11 +155,12 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
   };
 }
 
-// "x<code>" or "s<signal>", written by zodex-spawn.
-function parseStatus(status: string): PtyExit {
+// "x<code>" or "s<signal>", as zodex-spawn writes it in its end marker and its zygote in an exit
+// report: the exit code, or the signal with 128 + signal as the shell's code.
+export function parseStatus(status: string): { exitCode: number; signal: number | undefined } {
   const value = Number.parseInt(status.slice(1), 10);
-  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 128 + value, signal: value, complete: true };
-  return { exitCode: Number.isFinite(value) ? value : 255, signal: undefined, complete: true };
+  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 128 + value, signal: value };
+  return { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
 }
 
 // How many trailing bytes of `bytes` could be the beginning of `marker` (held back until the

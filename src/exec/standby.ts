@@ -53,7 +53,7 @@ export class StandbyPool {
   private readonly waiting = new Map<string, Standby>(); // by nonce, connected or not
   private refillTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private zygote: Zygote | undefined;
+  private readonly zygote: Zygote | undefined;
 
   constructor(
     private readonly spawnHelper: string,

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
-import type { HelperTerminal } from './pty.js';
+import { parseStatus, type HelperTerminal } from './pty.js';
 
 interface NativePty {
   open(cols: number, rows: number): { master: number; slave: number; pty: string };
@@ -25,13 +25,6 @@ const require = createRequire(import.meta.url);
 const nativePty = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } }).loadNativeModule('pty').module;
 
 type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
-
-// "x<code>" or "s<signal>", as the zygote reports a standby's end.
-function parseExit(status: string): { exitCode: number; signal?: number } {
-  const value = Number.parseInt(status.slice(1), 10);
-  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 0, signal: value };
-  return { exitCode: Number.isFinite(value) ? value : 255 };
-}
 
 export class ZygoteTerminal implements HelperTerminal {
   pid = 0; // set when the zygote reports the fork
@@ -80,10 +73,13 @@ export class ZygoteTerminal implements HelperTerminal {
     }
     this.writing = true;
     fs.write(this.master, chunk, 0, chunk.length, null, (error, written) => {
+      if (error?.code === 'EAGAIN') {
+        setImmediate(() => this.flush());
+        return;
+      }
       if (error) {
-        if (error.code === 'EAGAIN') setImmediate(() => this.flush());
-        else this.queue.length = 0; // the terminal is gone; so is the command's input
-        if (error.code !== 'EAGAIN') this.writing = false;
+        this.queue.length = 0; // the terminal is gone; so is the command's input
+        this.writing = false;
         return;
       }
       if (written < chunk.length) this.queue[0] = chunk.subarray(written);
@@ -194,7 +190,8 @@ export class Zygote {
       const pid = Number(first);
       const terminal = this.running.get(pid);
       this.running.delete(pid);
-      terminal?.ended(parseExit(second));
+      const { exitCode, signal } = parseStatus(second);
+      terminal?.ended(signal === undefined ? { exitCode } : { exitCode: 0, signal }); // node-pty's form
     }
   }
 
