@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'SESSION_EXITED'
   | 'SPAWN_FAILED'
   | 'INVALID_ARGUMENT'
+  | 'SINCE_OFFSET_AHEAD'
+  | 'SINCE_OFFSET_NOT_RETAINED'
   | 'SHUTTING_DOWN';
 
 export class ZodexError extends Error {

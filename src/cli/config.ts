@@ -14,7 +14,9 @@ import { WRITE_MODES, type WriteMode } from '../publisher/config.js';
 export const DEFAULT_LISTEN = '127.0.0.1:7391';
 export const DEFAULT_MAX_EXEC_TIMEOUT_MS = 7_200_000; // 2 h, the seed's example
 export const DEFAULT_INLINE_LIMIT_BYTES = 16 * 1024; // ~4k tokens: a screenful or two of logs
-export const DEFAULT_PREVIEW_BYTES = 4 * 1024; // tail shown once a stream spilled
+export const DEFAULT_PREVIEW_BYTES = 4 * 1024; // head + tail shown once a stream spilled
+export const DEFAULT_HEAD_BYTES = 1024; // of the preview, the start of what is new
+export const DEFAULT_TAIL_FILE_BYTES = 1024 * 1024; // last bytes kept past the spill cap
 export const DEFAULT_SPILL_CAP_BYTES = 16 * 1024 * 1024; // seed 002: 16 MiB per file
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3_600_000; // seed 002: 24 hours
 export const DEFAULT_MAX_SESSIONS = 64;
@@ -39,6 +41,8 @@ export interface Config {
   maxExecTimeoutMs: number;
   inlineLimitBytes: number;
   previewBytes: number;
+  headBytes: number;
+  tailFileBytes: number;
   spillDir: string;
   spillCapBytes: number;
   spillMaxAgeMs: number;
@@ -70,6 +74,8 @@ const options = {
   'max-exec-timeout-ms': { type: 'string' },
   'inline-limit-bytes': { type: 'string' },
   'preview-bytes': { type: 'string' },
+  'head-bytes': { type: 'string' },
+  'tail-file-bytes': { type: 'string' },
   'spill-dir': { type: 'string' },
   'spill-cap-bytes': { type: 'string' },
   'spill-max-age-ms': { type: 'string' },
@@ -225,6 +231,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const maxExecTimeoutMs = parseCount('--max-exec-timeout-ms', flags['max-exec-timeout-ms'], DEFAULT_MAX_EXEC_TIMEOUT_MS);
   const inlineLimitBytes = parseCount('--inline-limit-bytes', flags['inline-limit-bytes'], DEFAULT_INLINE_LIMIT_BYTES, 256);
   const previewBytes = Math.min(parseCount('--preview-bytes', flags['preview-bytes'], DEFAULT_PREVIEW_BYTES, 64), inlineLimitBytes);
+  // The head takes at most half of the preview, so the tail (where errors usually are) keeps room.
+  const headBytes = Math.min(parseCount('--head-bytes', flags['head-bytes'], DEFAULT_HEAD_BYTES, 16), Math.floor(previewBytes / 2));
 
   let authToken: string | undefined;
   if (flags['auth-token-file'] !== undefined) authToken = readToken(flags['auth-token-file']);
@@ -262,6 +270,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     maxExecTimeoutMs,
     inlineLimitBytes,
     previewBytes,
+    headBytes,
+    tailFileBytes: parseCount('--tail-file-bytes', flags['tail-file-bytes'], DEFAULT_TAIL_FILE_BYTES, 1024),
     spillDir: flags['spill-dir'] === undefined ? defaultSpillParent() : path.resolve(flags['spill-dir']),
     spillCapBytes: parseCount('--spill-cap-bytes', flags['spill-cap-bytes'], DEFAULT_SPILL_CAP_BYTES),
     spillMaxAgeMs: parseCount('--spill-max-age-ms', flags['spill-max-age-ms'], DEFAULT_SPILL_MAX_AGE_MS),
@@ -305,7 +315,9 @@ Execution:
 
 Output:
   --inline-limit-bytes N      a stream larger than this spills to a file (default ${DEFAULT_INLINE_LIMIT_BYTES})
-  --preview-bytes N           tail shown once spilled (default ${DEFAULT_PREVIEW_BYTES})
+  --preview-bytes N           head + tail shown once spilled (default ${DEFAULT_PREVIEW_BYTES})
+  --head-bytes N              of that, the start of what is new (default ${DEFAULT_HEAD_BYTES}; at most half)
+  --tail-file-bytes N         last bytes kept past the spill cap, in a tail file (default ${DEFAULT_TAIL_FILE_BYTES})
   --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)
   --spill-cap-bytes N         bytes kept per spill file (default ${DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${DEFAULT_SPILL_MAX_AGE_MS})

@@ -24,6 +24,9 @@ export interface SessionReport {
   status: 'running' | 'exited';
   summary: string;
   output: string;
+  outputHead: string | undefined; // once spilled, when what is new did not fit
+  outputOmitted: string | undefined; // what lies between outputHead and output, and where
+  outputOffset: number; // stream bytes delivered up to and including this report
   cwd: string;
   handle: string | undefined; // only while running
   exitCode: number | undefined;
@@ -206,6 +209,12 @@ export class Session {
     });
   }
 
+  // The next report delivers the stream again from byte `offset` (throws SINCE_OFFSET_* when it
+  // cannot: nothing changes then).
+  rewind(offset: number): void {
+    this.output.rewind(offset);
+  }
+
   // The result view: output since the previous report, status, and the end once there is one.
   report(): SessionReport {
     const ended = this.ended;
@@ -217,6 +226,9 @@ export class Session {
       status: ended ? 'exited' : 'running',
       summary: ended ? exitedSummary(elapsedMs, ended.reason, ended.exitCode) : runningSummary(elapsedMs, this.handle),
       output: view.text,
+      outputHead: view.head,
+      outputOmitted: view.omitted,
+      outputOffset: view.offset,
       cwd: this.cwd,
       handle: ended ? undefined : this.handle,
       exitCode: ended?.exitCode,

@@ -1,7 +1,9 @@
 // Spill files: where a session's stream goes once it outgrows the inline limit.
 // Layout: PARENT (default $TMPDIR/zodex-UID, 0700, ours, never a symlink) / spill-XXXXXX (one
 // folder per server, made by mkdtemp: 0700) / out-<time>-<random>.txt (0600, O_EXCL|O_NOFOLLOW).
-// Each file keeps the first capBytes of the stream; cleanup removes our stale files hourly.
+// Each file keeps the first capBytes of the stream; past the cap, saveTail() replaces a second
+// file out-<time>-<random>.tail.txt (0600, written to .tail.tmp and renamed, so it always holds
+// one contiguous tail). Cleanup removes our stale files hourly.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,7 +13,7 @@ import { privateFolderProblem } from '../fsutil.js';
 import type { SpillSink } from './output.js';
 
 export const SPILL_FOLDER_PATTERN = /^spill-[A-Za-z0-9]{6}$/;
-export const SPILL_FILE_PATTERN = /^out-[0-9a-z]+-[0-9a-f]{8}\.txt$/;
+export const SPILL_FILE_PATTERN = /^out-[0-9a-z]+-[0-9a-f]{8}(\.tail)?\.(txt|tmp)$/;
 const HOUR_MS = 3_600_000;
 
 export interface SpillOptions {
@@ -144,15 +146,69 @@ class SpillFile implements SpillSink {
   private written = 0;
   private offered = 0;
   error: string | undefined;
+  tailPath: string | undefined;
+  tailError: string | undefined;
 
   constructor(
     readonly path: string,
     private fd: number | undefined,
-    private readonly capBytes: number,
+    readonly capBytes: number,
   ) {}
 
   get truncated(): boolean {
     return this.offered > this.capBytes;
+  }
+
+  get kept(): number {
+    return this.written;
+  }
+
+  // Up to `length` bytes of the file from `offset` (fewer at its end or on a read error).
+  read(offset: number, length: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.written - offset)));
+    let done = 0;
+    try {
+      const fd = fs.openSync(this.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      try {
+        while (done < out.length) {
+          const n = fs.readSync(fd, out, done, out.length - done, offset + done);
+          if (n === 0) break;
+          done += n;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      // what was read so far is all there is
+    }
+    return out.subarray(0, done);
+  }
+
+  // Replaces the tail file with `bytes` in one rename; failures land in tailError.
+  saveTail(bytes: Uint8Array): void {
+    const target = this.path.replace(/\.txt$/, '.tail.txt');
+    const temp = this.path.replace(/\.txt$/, '.tail.tmp');
+    const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    try {
+      fs.rmSync(temp, { force: true });
+      const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        let done = 0;
+        while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, target);
+      this.tailPath = target;
+      this.tailError = undefined;
+    } catch (error) {
+      this.tailError = `writing the tail file failed: ${describe(error)}`;
+      try {
+        fs.rmSync(temp, { force: true });
+      } catch {
+        // cleanup removes it later
+      }
+    }
   }
 
   write(bytes: Uint8Array): void {
@@ -187,8 +243,16 @@ class SpillFile implements SpillSink {
 class FailedSpill implements SpillSink {
   readonly path = undefined;
   readonly truncated = false;
+  readonly kept = 0;
+  readonly capBytes = undefined;
+  readonly tailPath = undefined;
+  readonly tailError = undefined;
   constructor(readonly error: string) {}
   write(): void {}
+  read(): Buffer {
+    return Buffer.alloc(0);
+  }
+  saveTail(): void {}
   close(): void {}
 }
 

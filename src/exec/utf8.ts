@@ -56,7 +56,7 @@ export function countInto(counts: StreamCounts, chunk: Uint8Array): void {
 
 // indexOf is fastest for long lines; a plain loop wins when lines are short. Start with indexOf
 // and switch to the loop once lines prove dense.
-function countNewlines(chunk: Uint8Array): number {
+export function countNewlines(chunk: Uint8Array): number {
   let count = 0;
   let at = chunk.indexOf(LF);
   while (at !== -1) {

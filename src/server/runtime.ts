@@ -66,7 +66,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     {
       spawnHelper,
       shell,
-      limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes },
+      limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes, headBytes: config.headBytes, tailBytes: config.tailFileBytes },
       spill,
       maxSessions: config.maxSessions,
       unreportedRetentionMs: UNREPORTED_RETENTION_MS,

@@ -59,6 +59,8 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
     defaultWorkdir: config.defaultWorkdir,
     inlineLimitBytes: config.inlineLimitBytes,
     previewBytes: config.previewBytes,
+    headBytes: config.headBytes,
+    tailFileBytes: config.tailFileBytes,
     spillCapBytes: config.spillCapBytes,
   };
   const ctx: ExecToolContext = {
@@ -82,7 +84,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
   );
   server.registerTool(
     'write_stdin',
-    { title: 'Write to or poll a running session', description: WRITE_STDIN_DESCRIPTION, inputSchema: writeStdinInput(), outputSchema, annotations: TOOL_ANNOTATIONS },
+    { title: 'Write to or poll a running session', description: WRITE_STDIN_DESCRIPTION, inputSchema: writeStdinInput(limits), outputSchema, annotations: TOOL_ANNOTATIONS },
     (args, extra) =>
       conversation.invoke({ tool: 'write_stdin', workdir: engine.peek(args.session_handle)?.cwd, summary: describeWriteStdin(args) }, async () => ({
         kind: 'exec',

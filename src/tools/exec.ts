@@ -48,6 +48,7 @@ export interface WriteStdinArgs {
   chars?: string | undefined;
   yield_time_ms?: number | undefined;
   kill_process?: boolean | undefined;
+  since_offset?: number | undefined;
 }
 
 export function clampYield(value: number | undefined, fallback: number): number {
@@ -70,6 +71,8 @@ export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: Ex
   if (args.kill_process && args.chars !== undefined && args.chars !== '') {
     throw new ZodexError('INVALID_ARGUMENT', 'send chars and kill_process in separate calls: type first, then kill if needed');
   }
+  // Checked before anything is typed or killed: a since_offset that cannot be honoured changes nothing.
+  if (args.since_offset !== undefined) session.rewind(args.since_offset);
   if (args.kill_process) {
     session.kill('killed');
     return { result: toExecResult(await ctx.engine.collect(session, KILL_WAIT_MS, call.signal)), sessionId: session.id };
@@ -103,9 +106,13 @@ async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs
 const signalNames = new Map<number, string>(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
 
 export function toExecResult(report: SessionReport): ExecResult {
+  // Reading order: the start of what is new, what is left out, then its end.
   const result: ExecResult = {
     summary: report.summary,
+    ...(report.outputHead !== undefined ? { output_head: report.outputHead } : {}),
+    ...(report.outputOmitted !== undefined ? { output_omitted: report.outputOmitted } : {}),
     output: report.output,
+    output_offset: report.outputOffset,
     status: report.status,
     cwd: report.cwd,
   };
@@ -119,6 +126,8 @@ export function toExecResult(report: SessionReport): ExecResult {
     result.output_lines = report.spill.lines;
     result.output_file_truncated = report.spill.truncated;
     if (report.spill.error !== undefined) result.output_file_error = report.spill.error;
+    if (report.spill.tailFile !== undefined) result.output_tail_file = report.spill.tailFile;
+    if (report.spill.tailOffset !== undefined) result.output_tail_file_offset = report.spill.tailOffset;
   }
   return result;
 }

@@ -16,6 +16,8 @@ export interface SchemaLimits {
   defaultWorkdir: string | undefined;
   inlineLimitBytes: number;
   previewBytes: number;
+  headBytes: number;
+  tailFileBytes: number;
   spillCapBytes: number;
 }
 
@@ -58,7 +60,7 @@ export function execCommandInput(limits: SchemaLimits) {
   };
 }
 
-export function writeStdinInput() {
+export function writeStdinInput(limits: SchemaLimits) {
   return {
     session_handle: z
       .string({ error: 'session_handle is required: pass the handle a running exec_command result returned' })
@@ -73,6 +75,16 @@ export function writeStdinInput() {
       .boolean({ error: 'kill_process must be true or false' })
       .optional()
       .describe('true: kill the command and everything it started (SIGKILL to its process group); the result reports "killed".'),
+    since_offset: z
+      .number({ error: 'SINCE_OFFSET_INVALID: since_offset must be a number: the output_offset of an earlier result' })
+      .int('SINCE_OFFSET_INVALID: since_offset must be a whole number of bytes: the output_offset of an earlier result')
+      .nonnegative('SINCE_OFFSET_INVALID: since_offset must be 0 or more: the output_offset of an earlier result')
+      .optional()
+      .describe(
+        'Deliver the output again from this byte offset of the stream (e.g. the output_offset of the last result you received, if a later reply was lost). ' +
+          `Offsets count bytes of the decoded stream, the bytes output_file holds. Retained: the whole stream while it is within ${kib(limits.inlineLimitBytes)}, ` +
+          `then output_file (first ${kib(limits.spillCapBytes)}) and the last ${kib(limits.tailFileBytes)}; an offset between them fails with SINCE_OFFSET_NOT_RETAINED, one past the end with SINCE_OFFSET_AHEAD.`,
+      ),
   };
 }
 
@@ -90,7 +102,23 @@ export function applyPatchInput() {
 export function execResultShape() {
   return {
     summary: z.string().describe('One line: "exited 0 after 0.3s", "still running after 30.1s; use session_handle H to poll", "timed out after 120.0s" or "killed after 12.6s".'),
-    output: z.string().describe('Terminal output since the previous call on this session, escape sequences removed; once the stream spilled to output_file, only its latest tail.'),
+    output_head: z
+      .string()
+      .optional()
+      .describe('Once the stream spilled and what is new does not fit output: the first lines of what is new (about 1 KiB); output_omitted says what lies between it and output.'),
+    output_omitted: z
+      .string()
+      .optional()
+      .describe("With output_head: one line giving the lines and bytes between output_head and output and the command that reads them, e.g. sed -n 'A,Bp' FILE."),
+    output: z
+      .string()
+      .describe(
+        'Terminal output since the previous call on this session, escape sequences removed and each line rewritten with "\\r" (a progress bar) shown in its last state only; once the stream spilled to output_file, its latest tail when what is new does not fit.',
+      ),
+    output_offset: z
+      .number()
+      .int()
+      .describe('Bytes of the decoded stream delivered up to and including this result (output_file byte offsets; pass it as write_stdin since_offset to get the output again from here).'),
     status: z.enum(['running', 'exited']),
     cwd: z.string().describe('The directory the command runs in.'),
     session_handle: z.string().optional().describe('Present while running: pass it to write_stdin.'),
@@ -101,7 +129,12 @@ export function execResultShape() {
     output_chars: z.number().int().optional().describe('Unicode code points in the whole stream so far.'),
     output_lines: z.number().int().optional().describe('Lines in the whole stream so far (a last line without newline counts).'),
     output_file_truncated: z.boolean().optional().describe('true once the stream outgrew the file cap: the file holds its first bytes only.'),
-    output_file_error: z.string().optional().describe('Why spilling to output_file failed; the preview in output still works.'),
+    output_file_error: z.string().optional().describe('Why spilling to output_file (or writing output_tail_file) failed; the preview in output still works.'),
+    output_tail_file: z
+      .string()
+      .optional()
+      .describe('Once the stream outgrew the file cap: a second private file (0600) holding its last bytes as of this result (about 1 MiB), rewritten at each result.'),
+    output_tail_file_offset: z.number().int().optional().describe('The stream offset of output_tail_file\'s first byte: tail -c +K reads stream byte K - 1 + this.'),
     zodex_context: z
       .string()
       .optional()
@@ -118,8 +151,11 @@ export function describeExecCommand(limits: SchemaLimits): string {
     `Runs cmd in a pseudo-terminal in workdir and returns when it exits or after yield_time_ms (default ${EXEC_DEFAULT_YIELD_MS}), whichever is first.`,
     'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill.',
     'Output is stdout and stderr interleaved as the terminal saw them, with ANSI escape sequences removed and "\\r\\n" turned into "\\n".',
-    `When a command prints more than ${kib(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${kib(limits.spillCapBytes)} kept) and output shows only the last ${kib(limits.previewBytes)} of what is new;`,
+    'A line redrawn with "\\r" (a progress bar) is shown in its last state only.',
+    `When a command prints more than ${kib(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${kib(limits.spillCapBytes)} kept; past that, the last ${kib(limits.tailFileBytes)} in output_tail_file)`,
+    `and what is new is shown whole if it fits ${kib(limits.previewBytes)}, else as output_head (its first ${kib(limits.headBytes)}), output_omitted (one line: the lines and bytes between, and the sed command that reads them) and output (its last lines);`,
     "output_chars and output_lines count the whole stream. Read the file with later commands, e.g. `sed -n '1,200p' FILE`, `tail -n 100 FILE` or `grep -n PATTERN FILE`.",
+    'output_offset counts the stream bytes delivered so far: write_stdin since_offset delivers again from an offset, so a lost reply loses no output.',
     `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
     'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
     `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting, so a long yield_time_ms does not trip the client's request timeout.`,
@@ -132,6 +168,7 @@ export const WRITE_STDIN_DESCRIPTION = [
   `(default ${WRITE_STDIN_DEFAULT_YIELD_MS}) for the command to finish and returns the output printed since the previous call;`,
   'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
   'so an interactive round trip does not wait out the yield; with kill_process: true it kills the command and everything it started.',
+  'since_offset delivers the output again from that stream offset (the output_offset of the last result you received).',
   'Once a result reports status "exited", the handle is spent.',
   `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
 ].join(' ');
