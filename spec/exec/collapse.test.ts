@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collapse, headOf, tailOf } from '../../src/exec/collapse.js';
+import { collapse, headOf, PieceCollapser, tailOf } from '../../src/exec/collapse.js';
 import { OutputBuffer } from '../../src/exec/output.js';
 import { chunked, MemorySink } from './memory-sink.js';
 
@@ -75,5 +75,29 @@ describe('collapse', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('collapsing in pieces gives what collapsing the whole gives (properties)', () => {
+    fc.assert(
+      fc.property(progress, fc.array(fc.nat(), { maxLength: 12 }), (s, cuts) => {
+        const collapser = new PieceCollapser();
+        for (const piece of chunked(bytes(s), cuts)) collapser.push(piece);
+        expect(str(collapser.end())).toBe(str(collapse(bytes(s))));
+      }),
+    );
+  });
+
+  it('a bar redrawn 10,000 times past the spill limit shows as its last state, counts unchanged', () => {
+    const sink = new MemorySink(1 << 20);
+    const buffer = new OutputBuffer({ inlineBytes: 16 * 1024, previewBytes: 4096, headBytes: 1024, tailBytes: 1 << 20 }, () => sink);
+    let raw = 'building\n';
+    for (let i = 1; i <= 10_000; i++) raw += `\rprogress ${String(i).padStart(5)}/10000`;
+    raw += '\ndone\n';
+    for (const piece of chunked(bytes(raw), [4096, 70_000, 150_001])) buffer.push(piece);
+    const view = buffer.take(true);
+    expect(view.text).toBe('building\nprogress 10000/10000\ndone\n');
+    expect(view.head).toBeUndefined();
+    expect(view.spill).toMatchObject({ chars: raw.length, lines: 3 });
+    expect(sink.file.toString()).toBe(raw); // the file keeps the decoded stream, every frame
   });
 });

@@ -39,6 +39,30 @@ export function collapse(raw: Uint8Array): Uint8Array {
   return out.subarray(0, n);
 }
 
+// Collapses a stream read in pieces, with the same result as collapse() of their concatenation:
+// complete lines go out at once; of the last, incomplete line only what can still show is kept.
+export class PieceCollapser {
+  private readonly out: Uint8Array[] = [];
+  private carry: Uint8Array = new Uint8Array(0);
+  size = 0; // bytes collapsed so far, the carried line included
+
+  push(piece: Uint8Array): void {
+    const raw = this.carry.length > 0 ? Buffer.concat([this.carry, piece]) : piece;
+    const lastNl = raw.lastIndexOf(LF);
+    const done = lastNl === -1 ? new Uint8Array(0) : collapse(raw.subarray(0, lastNl + 1));
+    if (done.length > 0) this.out.push(Buffer.from(done));
+    const rest = raw.subarray(lastNl + 1);
+    const [s, e] = lastSegment(rest, 0, rest.length);
+    // "abc\r": a later segment would replace abc, an empty one would not
+    this.carry = Buffer.concat([rest.subarray(s, e), rest.length > 0 && rest[rest.length - 1] === CR && e < rest.length ? Buffer.of(CR) : Buffer.alloc(0)]);
+    this.size = this.out.reduce((sum, part) => sum + part.length, 0) + (e - s);
+  }
+
+  end(): Buffer {
+    return Buffer.concat([...this.out, collapse(this.carry)]);
+  }
+}
+
 export interface HeadCut {
   bytes: Buffer; // collapsed, at most budget bytes, whole characters
   rawEnd: number; // raw[0, rawEnd) is what it shows

@@ -6,12 +6,13 @@
 // Offsets count bytes of this decoded stream, the same bytes the spill file holds.
 
 import { ZodexError } from '../errors.js';
-import { collapse, headOf, tailOf } from './collapse.js';
+import { collapse, headOf, PieceCollapser, tailOf } from './collapse.js';
 import { describeGap } from './gap.js';
 import { Ring } from './ring.js';
 import { countInto, countNewlines, incompleteTailLength, type StreamCounts } from './utf8.js';
 
 const LF = 0x0a;
+const CR = 0x0d;
 // Raw bytes kept from the start of each result's window, and at least this much of the latest
 // bytes, so that a "\r"-redrawn progress bar still collapses into a preview with context.
 const HEAD_WINDOW_BYTES = 64 * 1024;
@@ -81,6 +82,7 @@ export class OutputBuffer {
   private windowNewlines = 0; // newlines before windowStart
   private windowHead: Buffer | undefined; // raw bytes from windowStart, once spilled
   private windowHeadLength = 0;
+  private windowHasCr = false; // a "\r" since windowStart: what is new may collapse to little
   private readonly checkpoints = new Map<number, number>(); // delivered offset -> newlines before
 
   constructor(
@@ -101,6 +103,7 @@ export class OutputBuffer {
     this.total += bytes.length;
     this.lastByte = bytes[bytes.length - 1]!;
     this.pending.push(bytes);
+    if (!this.windowHasCr && bytes.indexOf(CR) !== -1) this.windowHasCr = true;
     if (this.windowHead && this.windowHeadLength < HEAD_WINDOW_BYTES) this.fillHead(bytes);
     if (this.whole) {
       this.whole.push(Buffer.from(bytes));
@@ -164,6 +167,7 @@ export class OutputBuffer {
     }
     this.windowStart = start;
     this.windowNewlines = newlines;
+    this.windowHasCr = true; // not known: look
     if (this.windowHead) {
       this.windowHeadLength = 0;
       this.fillHead(this.readKept(start, HEAD_WINDOW_BYTES));
@@ -212,11 +216,13 @@ export class OutputBuffer {
     } else {
       this.saveTail();
       const recent = from >= this.pending.from ? collapse(this.pending.read(from, end)) : undefined;
-      if (recent && recent.length <= this.limits.previewBytes) text = recent;
+      const small = recent ?? (this.windowHasCr ? this.collapseRange(from, end, this.limits.previewBytes) : undefined);
+      if (small && small.length <= this.limits.previewBytes) text = small;
       else ({ text, head, omitted, gap } = this.headAndTail(from, end));
     }
     this.windowStart = end;
     this.windowNewlines = this.counts.newlines; // held-back bytes are never newlines
+    this.windowHasCr = false;
     this.checkpoints.set(end, this.windowNewlines);
     if (this.checkpoints.size > CHECKPOINTS) this.checkpoints.delete(this.checkpoints.keys().next().value!);
     if (this.windowHead) {
@@ -226,6 +232,19 @@ export class OutputBuffer {
     if (final) this.spill?.close();
     const shown = Buffer.from(text.buffer, text.byteOffset, text.length).toString('utf8');
     return { text: shown, head, omitted, start: from, offset: end, gap, spill: this.spill && this.spillView(this.spill) };
+  }
+
+  // collapse() of stream bytes [from, end), if they are all still held and it fits the budget.
+  private collapseRange(from: number, end: number, budget: number): Uint8Array | undefined {
+    const collapser = new PieceCollapser();
+    for (let at = from; at < end; ) {
+      const piece = this.readKept(at, Math.min(COUNT_CHUNK, end - at));
+      if (piece.length === 0) return undefined;
+      collapser.push(piece);
+      at += piece.length;
+      if (collapser.size > budget) return undefined;
+    }
+    return collapser.end();
   }
 
   private headAndTail(from: number, end: number): Pick<OutputView, 'head' | 'omitted' | 'gap'> & { text: Uint8Array } {
