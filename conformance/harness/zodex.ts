@@ -9,6 +9,9 @@ import type { Connection, ManagedServer, Target } from './target.js';
 export interface ExecResult {
   summary: string;
   output: string;
+  output_head?: string;
+  output_omitted?: string;
+  output_offset: number;
   status: 'running' | 'exited';
   cwd: string;
   session_handle?: string;
@@ -20,6 +23,8 @@ export interface ExecResult {
   output_lines?: number;
   output_file_truncated?: boolean;
   output_file_error?: string;
+  output_tail_file?: string;
+  output_tail_file_offset?: number;
   zodex_context?: unknown;
 }
 
@@ -77,7 +82,7 @@ export class Zodex {
     return this.execResult('exec_command', args, options);
   }
 
-  write(args: { session_handle: string; chars?: string; yield_time_ms?: number; kill_process?: boolean }, options?: { timeout?: number; onprogress?: (p: unknown) => void }): Promise<ExecResult> {
+  write(args: { session_handle: string; chars?: string; yield_time_ms?: number; kill_process?: boolean; since_offset?: number }, options?: { timeout?: number; onprogress?: (p: unknown) => void }): Promise<ExecResult> {
     return this.execResult('write_stdin', args, options);
   }
 
