@@ -4,7 +4,10 @@
 //    post-processing off (`stty -opost`), since zodex turns it off too (goal >= 0.6x).
 //  - 1 GiB through one session: growth of zodexd's RSS (goal <= 32 MiB).
 //  - spawn latency (`true` round trip) before and after that stream: it must not grow.
-// Usage: node bench/output.mjs [rounds]
+//  - 50 MB of 1000-byte lines through one exec_command (issue 18): zodex vs the bare node-pty
+//    read ceiling, both as node-pty delivers it and with `stty -opost` (the bytes zodex gets),
+//    goal >= 0.9x; and zodexd's RSS growth during the run, goal <= 32 MiB.
+// Usage: node bench/output.mjs [rounds] [50mb]   (50mb: only the 50 MB case)
 
 import { barePty, exec, requireBuild, round, rssKiB, sampleRss, stats, stdioZodex, writeResult } from './lib.mjs';
 
@@ -12,6 +15,7 @@ requireBuild();
 const rounds = Number(process.argv[2] ?? 3);
 const LONG = `yes "$(head -c 999 /dev/zero | tr '\\0' x)" | head -c 200000000`;
 const SHORT = 'yes | head -c 50000000';
+const FIFTY = `yes "$(head -c 999 /dev/zero | tr '\\0' x)" | head -c 50000000`;
 const GIB = 'yes "$(head -c 4095 /dev/zero | tr \'\\0\' x)" | head -c 1073741824';
 
 const zodex = await stdioZodex();
@@ -34,6 +38,44 @@ async function latency(samples = 60) {
   return stats(times);
 }
 
+// One session, 50 MB: rates against both bare floors, and zodexd's RSS growth per run.
+async function fiftyMB() {
+  const runs = { bare: [], bareOpostOff: [], zodex: [], rssGrowthMiB: [] };
+  for (let i = 0; i < rounds; i++) {
+    runs.bare.push(await barePty(FIFTY));
+    runs.bareOpostOff.push(await barePty(`stty -opost; ${FIFTY}`));
+    const before = rssKiB(zodex.pid);
+    const sampler = sampleRss(zodex.pid, 20);
+    const run = await zodexRun(FIFTY);
+    runs.rssGrowthMiB.push(round((sampler.stop() - before) / 1024, 1));
+    if (run.bytes !== 50_000_000) throw new Error(`50 MB: received ${run.bytes} bytes`);
+    runs.zodex.push(run);
+  }
+  const mbps = (list) => stats(list.map((run) => 50 / (run.ms / 1000)));
+  const bare = mbps(runs.bare);
+  const bareOpostOff = mbps(runs.bareOpostOff);
+  const zodexRate = mbps(runs.zodex);
+  return {
+    workload: FIFTY,
+    bareMBps: bare,
+    bareOpostOffMBps: bareOpostOff,
+    zodexMBps: zodexRate,
+    ratio: round(zodexRate.median / bare.median),
+    ratioOpostOff: round(zodexRate.median / bareOpostOff.median),
+    rssGrowthMiB: runs.rssGrowthMiB,
+    goal: '>= 0.9x, <= 32 MiB RSS growth',
+  };
+}
+
+if (process.argv[3] === '50mb') {
+  const result = { fiftyMB: await fiftyMB() };
+  await zodex.close();
+  const file = writeResult('output-50mb', result);
+  console.log(JSON.stringify(result, null, 2));
+  console.log(`written to ${file}`);
+  process.exit(0);
+}
+
 const series = { longBare: [], longZodex: [], shortBare: [], shortZodex: [] };
 for (let i = 0; i < rounds; i++) {
   series.longBare.push(await barePty(LONG));
@@ -54,6 +96,7 @@ for (const [name, expected] of [['longZodex', 200_000_000], ['shortZodex', 50_00
   for (const run of series[name]) if (run.bytes !== expected) throw new Error(`${name}: received ${run.bytes} bytes, expected ${expected}`);
 }
 
+const fifty = await fiftyMB();
 const latencyBefore = await latency();
 const rssBefore = rssKiB(zodex.pid);
 const sampler = sampleRss(zodex.pid);
@@ -78,6 +121,7 @@ const result = {
     ratio: round(rates.shortZodex.median / rates.shortBare.median),
     goal: '>= 0.6',
   },
+  fiftyMB: fifty,
   oneGiB: {
     workload: GIB,
     bytes: gib.bytes,

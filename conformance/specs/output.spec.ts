@@ -93,6 +93,11 @@ requirement('output.offset', async ({ zodex }) => {
   const ahead = await z.call('write_stdin', { session_handle: handle, since_offset: small.length + 1, yield_time_ms: 0 });
   expect(ahead.isError).toBe(true);
   expect(textOf(ahead)).toMatch(/^SINCE_OFFSET_AHEAD: since_offset 6401 is past the end of the stream \(6400 bytes so far\)/);
+  for (const bad of [-1, 1.5, 'x']) {
+    const invalid = await z.call('write_stdin', { session_handle: handle, since_offset: bad, yield_time_ms: 0 });
+    expect(invalid.isError).toBe(true);
+    expect(textOf(invalid)).toContain('SINCE_OFFSET_INVALID');
+  }
   const poll = await z.write({ session_handle: handle, yield_time_ms: 0 });
   expect(poll).toMatchObject({ output: '', output_offset: small.length });
   await z.write({ session_handle: handle, kill_process: true });

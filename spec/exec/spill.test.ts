@@ -32,6 +32,28 @@ describe('SpillStore', () => {
     expect(sink.truncated).toBe(true);
   });
 
+  it('reads back what it kept and replaces the tail file whole, private, beside the spill file', async () => {
+    const store = new SpillStore({ parentDir: path.join(tempRoot(), 'zodex'), capBytes: 10, maxAgeMs: DAY });
+    const sink = store.create();
+    sink.write(Buffer.from('0123456789abc'));
+    expect(sink.read(3, 4).toString()).toBe('3456');
+    expect(sink.read(8, 100).toString()).toBe('89');
+    sink.saveTail(Buffer.from('first tail'));
+    sink.saveTail(Buffer.from('second'));
+    const tail = sink.tailPath!;
+    expect(path.dirname(tail)).toBe(path.dirname(sink.path!));
+    expect(path.basename(tail)).toMatch(/^out-[0-9a-z]+-[0-9a-f]{8}\.tail\.txt$/);
+    expect(fs.statSync(tail).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(tail, 'utf8')).toBe('second');
+    expect(fs.readdirSync(path.dirname(tail)).sort()).toEqual([path.basename(sink.path!), path.basename(tail)].sort()); // no temp left
+    // stale tail files (and a temp left by a crash) are cleaned up like spill files
+    const old = new Date(Date.now() - 2 * DAY);
+    const temp = tail.replace(/\.txt$/, '.tmp');
+    fs.writeFileSync(temp, 'x', { mode: 0o600 });
+    for (const file of [tail, temp, sink.path!]) fs.utimesSync(file, old, old);
+    expect(await store.cleanup()).toBe(3);
+  });
+
   it('refuses a parent that is a symlink, someone else\'s, or open to others', () => {
     const root = tempRoot();
     const real = path.join(root, 'real');

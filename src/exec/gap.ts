@@ -40,8 +40,8 @@ export function describeGap(gap: Gap): string {
   const tailStart = Math.max(gap.from, tailFrom);
   if (tailStart < gap.to) {
     const length = gap.to - tailStart;
-    if (gap.tailFile) parts.push(`output_tail_file has the last ${length} of them: tail -c +${tailStart - tailFrom + 1} ${shellQuote(gap.tailFile)} | head -c ${length}`);
-    else parts.push(`the last ${length} of them are kept in memory only: write_stdin since_offset ${tailStart} delivers from there`);
+    if (gap.tailFile) parts.push(`output_tail_file has the last ${length} bytes of them: tail -c +${tailStart - tailFrom + 1} ${shellQuote(gap.tailFile)} | head -c ${length}`);
+    else parts.push(`the last ${length} bytes of them are kept in memory only: write_stdin since_offset ${tailStart} delivers from there`);
   }
   return `${what} not shown between output_head and output; ${parts.join('; ')}`;
 }
