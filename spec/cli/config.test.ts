@@ -29,6 +29,14 @@ describe('CLI defaults and precedence', () => {
     expect(c.allowHosts).toEqual([]);
   });
 
+  it('sizes the preview head and the tail file: defaults, the head at most half the preview', () => {
+    expect(config([])).toMatchObject({ previewBytes: 4096, headBytes: 1024, tailFileBytes: 1024 * 1024 });
+    expect(config(['--preview-bytes', '1000', '--head-bytes', '900'])).toMatchObject({ previewBytes: 1000, headBytes: 500 });
+    expect(config(['--tail-file-bytes', '65536'])).toMatchObject({ tailFileBytes: 65536 });
+    expect(refusal(['--tail-file-bytes', '10'])).toMatch(/--tail-file-bytes must be at least 1024/);
+    expect(refusal(['--head-bytes', 'lots'])).toMatch(/--head-bytes "lots" is not a whole number/);
+  });
+
   it('reads ZODEX_TRANSPORT, ZODEX_LISTEN and ZODEX_ALLOW_HOST, and flags win', () => {
     const env = { ZODEX_TRANSPORT: 'http', ZODEX_LISTEN: '127.0.0.1:9000', ZODEX_ALLOW_HOST: 'a.example, B.example' };
     const fromEnv = config([], env);

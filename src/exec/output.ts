@@ -161,8 +161,8 @@ export class OutputBuffer {
       const heldFrom = Math.min(this.tail?.from ?? this.total, this.pending.from);
       throw new ZodexError(
         'SINCE_OFFSET_NOT_RETAINED',
-        `since_offset ${offset} lies in stream bytes ${keptTo}-${heldFrom - 1}, which were not kept (output_file holds bytes 0-${keptTo - 1}, ` +
-          `the tail bytes ${heldFrom}-${this.total - 1}): pass since_offset ${heldFrom} or more, or below ${keptTo}`,
+        `since_offset ${offset} lies in stream bytes ${keptTo}-${heldFrom - 1}, which were not kept (${keptTo > 0 ? `output_file holds bytes 0-${keptTo - 1}, ` : ''}` +
+          `the tail bytes ${heldFrom}-${this.total - 1}): pass since_offset ${heldFrom} or more${keptTo > 0 ? `, or below ${keptTo}` : ''}`,
       );
     }
     this.windowStart = start;
