@@ -1,6 +1,7 @@
 // A session: one running command, its output buffer, its deadline and how it ended.
 // Flow: PTY bytes -> AnsiStripper -> OutputBuffer; the PTY's exit, the timeout or a kill ends
-// it (the termination reason is set once, by whoever ends it first); report() takes a view.
+// it (the termination reason is set once, by whoever ends it first); report() takes a view,
+// rewind() makes the next one deliver again from a stream offset.
 
 import { AnsiStripper } from './ansi.js';
 import { killProcessTree } from './kill.js';
