@@ -70,6 +70,11 @@ export const REQUIREMENTS = {
   // --- transports (seed 003)
   'transport.same-tools': r('003', 'The tool set is identical either way — the transport changes only who may connect and from where.', 'tools/list over stdio and over HTTP are identical', ['local']),
   'stdio.stdout-protocol-only': r('003', 'The server speaks newline-delimited JSON-RPC 2.0 over stdin/stdout … Diagnostics go to stderr; stdout carries only the protocol.', 'every stdout line is one JSON-RPC message, even when commands print and the server logs', ['stdio', 'local']),
+  'stdio.parse-error': r('issue 12', 'malformed JSON gets -32700 … (with the id when it can be read); the server keeps serving and its sessions keep running', 'a truncated line and a non-JSON line each get -32700 (the id when its start shows it); the server answers after, a running session survives', ['stdio', 'local']),
+  'stdio.invalid-request': r('issue 12', 'an invalid request -32600 (with the id when it can be read)', 'wrong or missing jsonrpc, id null/object/1.5/true, string params, no method: each gets -32600 naming the field; server and session live on', ['stdio', 'local']),
+  'stdio.no-batches': r('issue 12', 'Malformed JSON-RPC over stdio gets no reply at all (… batches, empty batch …)', 'a batch and an empty batch get -32600 saying MCP has no batches, and none of their requests run; server and session live on', ['stdio', 'local']),
+  'stdio.message-too-large': r('issue 12', 'stdio: a message larger than the limit (the same 16 MiB as HTTP bodies, a flag) gets a JSON-RPC error naming the limit', 'a 17 MiB line gets -32600 MESSAGE_TOO_LARGE with its id, naming 16777216 and --max-body-bytes; server and session live on', ['stdio', 'local']),
+  'stdio.reply-fits-client': r('issue 12', 'No reply line is ever larger than what a stock SDK client accepts.', 'a tool result too large for the SDK stdio client (10 MiB) arrives as an isError REPLY_TOO_LARGE result and the connection lives on', ['stdio', 'flags', 'local']),
 
   // --- lifecycle
   'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),

@@ -1,18 +1,23 @@
 // MCP over stdio: one conversation on stdin/stdout (newline-delimited JSON-RPC); stdout carries
 // only protocol, diagnostics go to stderr. When stdin ends, stdout breaks, or SIGINT/SIGTERM
 // arrives, every command is killed and the process exits (the SDK's transport does not notice
-// stdin closing while a PTY is open, so we listen ourselves).
+// stdin closing while a PTY is open, so we listen ourselves). Framing is our own
+// (stdio-transport.ts): a bad or oversized line is answered, never fatal.
 
 import { randomBytes } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Runtime } from '../server/runtime.js';
 import { Conversation } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
+import { FramedStdioTransport } from './stdio-transport.js';
 
 export async function serveStdio(runtime: Runtime): Promise<void> {
   const conversation = new Conversation(runtime, randomBytes(8).toString('hex'));
   const server = createMcpServer(runtime, conversation);
-  const transport = new StdioServerTransport();
+  const transport = new FramedStdioTransport(process.stdin, process.stdout, {
+    maxMessageBytes: runtime.config.maxBodyBytes,
+    flag: '--max-body-bytes',
+    log: runtime.log,
+  });
 
   let stopping = false;
   const stop = (why: string) => {
