@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { expect, requirement } from '../harness/fixtures.js';
 import { RawStdio, type RawReply } from '../harness/raw-stdio.js';
 import { ZODEXD } from '../harness/target.js';
+import { structuredOf } from '../harness/zodex.js';
 
 // A server with a command running in the background, whose handle the test polls at the end.
 async function withSession(body: (raw: RawStdio) => Promise<void>, args: string[] = []): Promise<void> {
@@ -100,8 +101,8 @@ requirement('stdio.reply-fits-client', async () => {
     };
     expect(big.isError).toBe(true);
     expect(big.content[0]!.text).toMatch(/^REPLY_TOO_LARGE: /);
-    const small = (await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo still-here', workdir: '/' } })) as { structuredContent: { output: string } };
-    expect(small.structuredContent.output).toContain('still-here');
+    const small = structuredOf<{ output: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo still-here', workdir: '/' } }));
+    expect(small.output).toContain('still-here');
     expect(closed).toBe(false);
   } finally {
     await client.close();

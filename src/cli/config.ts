@@ -23,6 +23,9 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
 export const DEFAULT_DRAIN_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_CONVERSATIONS = 128;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 export type Transport = 'stdio' | 'http';
 export type Mode = 'local' | 'sprite';
@@ -51,7 +54,10 @@ export interface Config {
   insecureNoAuth: boolean;
   httpIdleMs: number;
   drainMs: number;
-  maxBodyBytes: number;
+  maxBodyBytes: number; // HTTP bodies and stdio lines alike
+  maxConversations: number; // open HTTP sessions
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
   stateDir: string;
   context: ContextOptions;
   writeMode: WriteMode | undefined;
@@ -85,6 +91,9 @@ const options = {
   'http-idle-ms': { type: 'string' },
   'drain-ms': { type: 'string' },
   'max-body-bytes': { type: 'string' },
+  'max-conversations': { type: 'string' },
+  'headers-timeout-ms': { type: 'string' },
+  'body-timeout-ms': { type: 'string' },
   'state-dir': { type: 'string' },
   'write-mode': { type: 'string' },
   liveboard: { type: 'string' },
@@ -281,6 +290,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     httpIdleMs: parseCount('--http-idle-ms', flags['http-idle-ms'], DEFAULT_HTTP_IDLE_MS),
     drainMs: parseCount('--drain-ms', flags['drain-ms'], DEFAULT_DRAIN_MS, 0),
     maxBodyBytes: parseCount('--max-body-bytes', flags['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 1024),
+    maxConversations: parseCount('--max-conversations', flags['max-conversations'], DEFAULT_MAX_CONVERSATIONS),
+    headersTimeoutMs: parseCount('--headers-timeout-ms', flags['headers-timeout-ms'], DEFAULT_HEADERS_TIMEOUT_MS, 100),
+    bodyTimeoutMs: parseCount('--body-timeout-ms', flags['body-timeout-ms'], DEFAULT_BODY_TIMEOUT_MS, 100),
     stateDir,
     context,
     writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
@@ -304,7 +316,11 @@ Transport (seed 003):
   --insecure-no-auth          allow a non-loopback bind without a token (not recommended)
   --http-idle-ms N            end an idle HTTP session and kill its commands (default ${DEFAULT_HTTP_IDLE_MS})
   --drain-ms N                on SIGTERM, let calls in flight finish for up to N ms (default ${DEFAULT_DRAIN_MS})
-  --max-body-bytes N          largest HTTP request body (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-body-bytes N          largest HTTP request body, and largest stdio line (default ${DEFAULT_MAX_BODY_BYTES})
+  --max-conversations N       open HTTP sessions; when full, idle ones without a running command
+                              are closed oldest first, else 503 (default ${DEFAULT_MAX_CONVERSATIONS})
+  --headers-timeout-ms N      a request's headers must arrive within N ms, else 408 (default ${DEFAULT_HEADERS_TIMEOUT_MS})
+  --body-timeout-ms N         a request's body must arrive within N ms, else 408 (default ${DEFAULT_BODY_TIMEOUT_MS})
 
 Execution:
   --mode local|sprite         local (default): login-shell environment, set_agent_alias;

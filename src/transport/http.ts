@@ -1,59 +1,65 @@
 // MCP over streamable HTTP at http://HOST:PORT/mcp (seed 003), on the SDK's server transport.
-// Flow per request: Host rule -> Origin rule -> path (/mcp or 404) -> bearer token -> body
-// (read here, with our own size limit) -> the conversation's transport (Mcp-Session-Id), or a
-// new conversation for an initialize request. Conversations own their commands: DELETE, idle
-// expiry or shutdown kills them. SIGINT/SIGTERM: stop accepting, drain calls in flight, exit 0.
+// Flow per request: Host rule -> Origin rule -> path (/mcp or 404) -> bearer token -> drain (503)
+// -> body (our own size limit and deadline, 413/408) -> the conversation (Mcp-Session-Id), or a
+// new one for an initialize request (capped: conversations.ts). A POST whose connection drops
+// is cancelled like notifications/cancelled. SIGINT/SIGTERM: 503 to newcomers, drain, exit 0.
 
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isLoopbackHost } from '../cli/config.js';
 import type { Runtime } from '../server/runtime.js';
 import { Conversation as ConversationState } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
 import { readJsonBody } from './body.js';
+import { ConversationTable, type Conversation } from './conversations.js';
 import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
 
 const MCP_PATH = '/mcp';
 const IDLE_SWEEP_MS = 60_000;
-
-interface Conversation {
-  id: string;
-  transport: StreamableHTTPServerTransport;
-  lastActivity: number;
-  inFlight: number;
-  close(): Promise<void>;
-}
+const RETRY_AFTER_S = '5';
 
 function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }>): void {
   res.writeHead(verdict.status, { 'Content-Type': 'text/plain; charset=utf-8', ...verdict.headers });
   res.end(verdict.body);
 }
 
-function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
+function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+// The ids of the requests (not notifications or responses) a POST body carries.
+function requestIds(body: unknown): RequestId[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message: unknown) => {
+    if (message === null || typeof message !== 'object' || !('method' in message) || !('id' in message)) return [];
+    const id = (message as { id: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? [id] : [];
+  });
 }
 
 export async function serveHttp(runtime: Runtime): Promise<void> {
   const { config, log } = runtime;
   const loopbackBind = isLoopbackHost(config.listen.host);
   const policy: GuardPolicy = { loopbackBind, allowHosts: config.allowHosts, listenHost: config.listen.host, token: config.authToken };
-  const conversations = new Map<string, Conversation>();
+  const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
+  const conversations = new ConversationTable(config.maxConversations, hasRunningCommand, log);
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
-  const openConversation = async (): Promise<Conversation> => {
+  // Registered at once (as opening), so that the cap counts conversations still initializing.
+  const openConversation = (): { conversation: Conversation; connected: Promise<void> } => {
     const id = randomUUID();
     const state = new ConversationState(runtime, id);
     const mcp = createMcpServer(runtime, state);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessioninitialized: (sessionId) => {
-        conversations.set(sessionId, conversation);
+      onsessioninitialized: () => {
+        conversation.opening = false;
       },
     });
     let closed = false;
@@ -62,6 +68,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
       transport,
       lastActivity: Date.now(),
       inFlight: 0,
+      opening: true,
       async close() {
         if (closed) return;
         closed = true;
@@ -71,8 +78,22 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
       },
     };
     transport.onclose = () => void conversation.close();
-    await mcp.connect(transport);
-    return conversation;
+    conversations.add(conversation);
+    return { conversation, connected: mcp.connect(transport) };
+  };
+
+  // A POST whose client went away before its answer: cancel its requests, as the client would
+  // have with notifications/cancelled (the SDK aborts extra.signal; exec kills the command).
+  const cancelOnDrop = (res: http.ServerResponse, conversation: Conversation, body: unknown) => {
+    const ids = requestIds(body);
+    if (ids.length === 0) return;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids) {
+        log(`session ${conversation.id}: the connection of request ${JSON.stringify(requestId).slice(0, 40)} closed before its answer; cancelling it`);
+        conversation.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
+      }
+    });
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -88,7 +109,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     const auth = checkToken(req.headers.authorization, policy);
     if (!auth.ok) return refuse(res, auth);
     if (draining) {
-      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': '5' });
+      res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': RETRY_AFTER_S });
       res.end('Service Unavailable: zodexd is shutting down.\n');
       return;
     }
@@ -96,18 +117,33 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     let body: unknown;
     if (req.method === 'POST') {
       // The SDK's express helper stops at 100 kB, which a large apply_patch exceeds.
-      const read = await readJsonBody(req, config.maxBodyBytes, `Request body too large: zodexd accepts at most ${config.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`);
-      if (!read.ok) return jsonRpcError(res, read.status, read.status === 413 ? -32600 : -32700, read.status === 413 ? read.message : `Parse error: ${read.message}`);
+      const read = await readJsonBody(req, config.maxBodyBytes, `Request body too large: zodexd accepts at most ${config.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`, {
+        timeoutMs: config.bodyTimeoutMs,
+        tooLate: `Request Timeout: the body did not arrive within ${config.bodyTimeoutMs} ms (--body-timeout-ms); send it at once`,
+      });
+      if (!read.ok) {
+        if (read.status === 408) {
+          res.once('finish', () => req.socket.destroy());
+          return jsonRpcError(res, 408, -32600, read.message, { Connection: 'close' });
+        }
+        return jsonRpcError(res, read.status, read.status === 413 ? -32600 : -32700, read.status === 413 ? read.message : `Parse error: ${read.message}`);
+      }
       body = read.value;
     }
 
     const sessionId = req.headers['mcp-session-id'];
     let conversation: Conversation | undefined;
+    let connected: Promise<void> | undefined;
     if (typeof sessionId === 'string') {
       conversation = conversations.get(sessionId);
-      if (!conversation) return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry or a restart); initialize a new session');
+      if (!conversation) return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry, --max-conversations or a restart); initialize a new session');
     } else if (req.method === 'POST' && (isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
-      conversation = await openConversation();
+      if (!conversations.admit()) {
+        const message = `Service Unavailable: ${conversations.cap} sessions are open and each has a call in flight or a command running (--max-conversations ${conversations.cap}); retry later, or end a session (DELETE)`;
+        return jsonRpcError(res, 503, -32000, message, { 'Retry-After': RETRY_AFTER_S });
+      }
+      ({ conversation, connected } = openConversation());
+      await connected;
     } else {
       return jsonRpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id header; send an initialize request first');
     }
@@ -115,6 +151,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     conversation.lastActivity = Date.now();
     // Only POSTs are calls; a GET is a standing notification stream and keeps nothing alive.
     if (req.method !== 'POST') return conversation.transport.handleRequest(req, res, body);
+    cancelOnDrop(res, conversation, body);
     conversation.inFlight++;
     inFlight++;
     try {
@@ -124,19 +161,22 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
       conversation.lastActivity = Date.now();
       inFlight--;
       if (inFlight === 0) drained?.();
+      // An initialize the SDK refused leaves no session behind.
+      if (connected && conversation.opening) void conversation.close();
     }
   };
 
-  const server = http.createServer((req, res) => {
+  // The checking interval bounds how late a header timeout is noticed (Node's default is 30 s).
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`http request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
       else res.end();
     });
   });
-  // Tool calls can wait up to 5 minutes; Node's default request timeout would cut them.
+  // Tool calls can wait up to 5 minutes: no whole-request timeout; the body has its own deadline.
   server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
+  server.headersTimeout = config.headersTimeoutMs; // then Node answers 408 and closes
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {
@@ -156,15 +196,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
   }
   log(`serving over http on http://${shownHost}:${address.port}${MCP_PATH}`);
 
-  const idleTimer = setInterval(() => {
-    const now = Date.now();
-    for (const conversation of conversations.values()) {
-      if (conversation.inFlight === 0 && now - conversation.lastActivity > config.httpIdleMs) {
-        log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`);
-        void conversation.close();
-      }
-    }
-  }, Math.min(IDLE_SWEEP_MS, config.httpIdleMs));
+  const idleTimer = setInterval(() => conversations.sweep(config.httpIdleMs), Math.min(IDLE_SWEEP_MS, config.httpIdleMs));
   idleTimer.unref();
 
   let stopping = false;
@@ -172,8 +204,8 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     if (stopping) return;
     stopping = true;
     draining = true;
-    log(`${signal}: no new connections; letting ${inFlight} call(s) in flight finish (up to ${config.drainMs} ms)`);
-    server.close();
+    // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
+    log(`${signal}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${config.drainMs} ms)`);
     server.closeIdleConnections();
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {
@@ -188,7 +220,8 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
       drained = resolve;
       setTimeout(resolve, 1_000).unref();
     });
-    await Promise.all([...conversations.values()].map((conversation) => conversation.close()));
+    await Promise.all(conversations.values().map((conversation) => conversation.close()));
+    server.close();
     server.closeAllConnections();
     process.exit(0);
   };
