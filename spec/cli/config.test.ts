@@ -49,6 +49,15 @@ describe('CLI defaults and precedence', () => {
     expect(config(['--transport', 'stdio'], env).transport).toBe('stdio');
   });
 
+  it('has limits for HTTP abuse, each with its flag', () => {
+    const c = config(['--transport', 'http']);
+    expect([c.maxBodyBytes, c.maxConversations, c.headersTimeoutMs, c.bodyTimeoutMs]).toEqual([16 * 1024 * 1024, 128, 10_000, 30_000]);
+    const set = config(['--transport', 'http', '--max-conversations', '3', '--headers-timeout-ms', '2000', '--body-timeout-ms', '1500']);
+    expect([set.maxConversations, set.headersTimeoutMs, set.bodyTimeoutMs]).toEqual([3, 2000, 1500]);
+    expect(refusal(['--max-conversations', '0'])).toMatch(/--max-conversations must be at least 1/);
+    expect(refusal(['--body-timeout-ms', '10'])).toMatch(/--body-timeout-ms must be at least 100/);
+  });
+
   it('ignores HTTP-only environment variables on stdio, saying so', () => {
     const c = config([], { ZODEX_LISTEN: '127.0.0.1:1' });
     expect(c.notices.join()).toMatch(/ignoring ZODEX_LISTEN/);
