@@ -8,12 +8,13 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isLoopbackHost } from '../cli/config.js';
 import type { Runtime } from '../server/runtime.js';
 import { Conversation as ConversationState } from '../server/conversation.js';
 import { createMcpServer } from '../server/server.js';
 import { readJsonBody } from './body.js';
+import { cancelOnDrop } from './cancel.js';
 import { ConversationTable, type Conversation } from './conversations.js';
 import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
 
@@ -29,16 +30,6 @@ function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }
 function jsonRpcError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
-// The ids of the requests (not notifications or responses) a POST body carries.
-function requestIds(body: unknown): RequestId[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((message: unknown) => {
-    if (message === null || typeof message !== 'object' || !('method' in message) || !('id' in message)) return [];
-    const id = (message as { id: unknown }).id;
-    return typeof id === 'string' || typeof id === 'number' ? [id] : [];
-  });
 }
 
 export async function serveHttp(runtime: Runtime): Promise<void> {
@@ -80,20 +71,6 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     transport.onclose = () => void conversation.close();
     conversations.add(conversation);
     return { conversation, connected: mcp.connect(transport) };
-  };
-
-  // A POST whose client went away before its answer: cancel its requests, as the client would
-  // have with notifications/cancelled (the SDK aborts extra.signal; exec kills the command).
-  const cancelOnDrop = (res: http.ServerResponse, conversation: Conversation, body: unknown) => {
-    const ids = requestIds(body);
-    if (ids.length === 0) return;
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      for (const requestId of ids) {
-        log(`session ${conversation.id}: the connection of request ${JSON.stringify(requestId).slice(0, 40)} closed before its answer; cancelling it`);
-        conversation.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
-      }
-    });
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -151,7 +128,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     conversation.lastActivity = Date.now();
     // Only POSTs are calls; a GET is a standing notification stream and keeps nothing alive.
     if (req.method !== 'POST') return conversation.transport.handleRequest(req, res, body);
-    cancelOnDrop(res, conversation, body);
+    cancelOnDrop(res, conversation, body, log);
     conversation.inFlight++;
     inFlight++;
     try {
