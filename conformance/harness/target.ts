@@ -68,7 +68,11 @@ export async function startHttpServer(args: string[] = [], env: Record<string, s
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`zodexd did not report its URL within 10 s; stderr:\n${stderr}`)), 10_000);
+    // A server that did not come up in time is killed, not left behind as an orphan.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`zodexd did not report its URL within 10 s; stderr:\n${stderr}`));
+    }, 10_000);
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /serving over http on (http:\/\/\S+\/mcp)/.exec(stderr);
