@@ -21,7 +21,9 @@ const listing = () => fs.readdirSync(dir).sort();
 const twoFiles = patch('*** Update File: a.txt', '@@', '-old a', '+new a', '*** Update File: b.txt', '@@', '-old b', '+new b');
 
 // Another process's append, at the moment `when` says (once).
-function appendAt(when: 'check' | 'rename', name: string, text: string, extra: Partial<FsPort> = {}): FsPort {
+// 'rename': a writer that opened the file before the rename writes `text` after it, into the
+// replaced file, and (with `byName`) another then appends `byName` to the patched file by name.
+function appendAt(when: 'check' | 'rename', name: string, text: string, extra: Partial<FsPort> = {}, byName = ''): FsPort {
   let done = false;
   const fire = () => {
     if (done) return;
@@ -36,11 +38,13 @@ function appendAt(when: 'check' | 'rename', name: string, text: string, extra: P
       await (extra.link ?? nodeFs.link)(existing, newPath);
     },
     async rename(from, to) {
-      if (when === 'rename' && to === file(name)) {
+      if (when === 'rename' && to === file(name) && !done) {
+        done = true;
         const fd = fs.openSync(file(name), 'a'); // a writer that opened the file before the rename
         await nodeFs.rename(from, to);
         fs.writeSync(fd, text); // ... and writes after it, into the replaced file
         fs.closeSync(fd);
+        if (byName) fs.appendFileSync(file(name), byName);
         return;
       }
       await nodeFs.rename(from, to);
@@ -72,6 +76,17 @@ describe('a file another process writes between read and rename', () => {
     ]);
     expect(read('a.txt')).toBe('old a\nlate\n');
     expect(listing()).toEqual(['a.txt', 'b.txt']);
+  });
+
+  it('puts the old file back with what was appended to the patched file by name meanwhile, in order', async () => {
+    fs.writeFileSync(file('a.txt'), 'old a\n');
+    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), dir, appendAt('rename', 'a.txt', 'late 1\n', {}, 'late 2\n'));
+    expect(report.changed).toEqual([]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('(with the 7 bytes written meanwhile to the patched file appended), was put back') }),
+    ]);
+    expect(read('a.txt')).toBe('old a\nlate 1\nlate 2\n');
+    expect(listing()).toEqual(['a.txt']);
   });
 
   it('without hard links, says the patched file is in place and the late write went to the replaced file', async () => {

@@ -2,7 +2,8 @@
 // Flow: write = sweep stale temp files of the folder (sweep.ts) -> mkdir -p -> create
 // `.<name>.zodex-<pid>-<random>.tmp` beside the target (O_EXCL, old mode kept) -> write -> for a
 // file that was read: hard-link the old file as `.old`, check it is unchanged (guard.ts) -> rename
-// over the target -> re-check the old inode, put it back if it changed -> drop the `.old` link.
+// over the target -> re-check the old inode; if it changed put it back (plus what was appended to
+// the patched file meanwhile) -> drop the `.old` link.
 // A failed write removes its temp file. Not fsync'd: atomic for readers and for a crash of this
 // process, not for a power loss.
 
@@ -24,6 +25,7 @@ export interface FsPort {
   mkdirp(path: string): Promise<unknown>; // the folder and its missing parents
   open(path: string, flags: 'wx', mode: number): Promise<TempHandle>;
   link(existing: string, newPath: string): Promise<void>;
+  appendFile(path: string, data: Uint8Array): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
 }
@@ -124,7 +126,7 @@ async function writeAtomically(fs: FsPort, target: string, content: string, mode
     }
     if (stamp) {
       backup = await keepOld(fs, target, tempName(target, 'old', random, MAX_NAME_IN_TEMP));
-      if (await heldForWriting(stamp)) throw new FileChangedError(heldMessage(stamp), false);
+      if (await heldForWriting(stamp.handle)) throw new FileChangedError(heldMessage(stamp), false);
       await checkStamp(stamp, fs.statExact);
     }
     await fs.rename(temp, target);
@@ -150,10 +152,10 @@ async function keepOld(fs: FsPort, target: string, backup: string): Promise<stri
 // The old inode, through the descriptor it was read from, once no process holds it open for
 // writing any more (a writer that opened it just before the rename): a write that landed between
 // the last check and the rename shows here. Then the old file is put back (the operation is
-// undone), unless the new file was written meanwhile too.
+// undone) with whatever was appended meanwhile to the patched file under its name.
 async function afterRename(fs: FsPort, stamp: Stamp, written: { temp: string; backup: string | undefined; size: bigint }): Promise<void> {
   const { temp, backup } = written;
-  const held = await heldForWriting(stamp);
+  const held = await heldForWriting(stamp.handle);
   const changed = await stamp.handle.stat({ bigint: true }).then((now) => difference(stamp, now, false), () => undefined);
   const what = changed ?? (held ? 'it is still held open for writing, and what it writes next would go to the replaced file' : undefined);
   if (what === undefined) {
@@ -164,14 +166,30 @@ async function afterRename(fs: FsPort, stamp: Stamp, written: { temp: string; ba
   if (!backup) {
     throw new FileChangedError(`${said}; the patched file is in place, but what that process wrote went to the replaced file, which this filesystem cannot keep. Re-read the file and check it.`, true);
   }
-  const conflict = path.join(path.dirname(stamp.path), `${path.basename(stamp.path)}.zodex-conflict-${path.basename(temp).slice(-16, -4)}`);
+  let moved: number;
   try {
-    const current = await fs.statExact(stamp.path);
-    if (current.size !== written.size) throw new Error('the new file was written to as well');
-    await fs.rename(backup, stamp.path);
+    moved = await putBack(fs, stamp.path, backup, written.size);
   } catch {
+    const conflict = path.join(path.dirname(stamp.path), `${path.basename(stamp.path)}.zodex-conflict-${path.basename(temp).slice(-16, -4)}`);
     await fs.rename(backup, conflict).catch(() => undefined);
     throw new FileChangedError(`${said}; the patched file is in place and the old one, with that process's writes, is kept as ${conflict}.`, true);
   }
-  throw new FileChangedError(`${said}; the old file, with what that process wrote, was put back: this operation was not applied.`, false);
+  const also = moved > 0 ? ` (with the ${moved} bytes written meanwhile to the patched file appended)` : '';
+  throw new FileChangedError(`${said}; the old file, with what that process wrote${also}, was put back: this operation was not applied.`, false);
+}
+
+// The old file back under its name; what other processes appended to the patched file in the
+// meantime (they opened it by name after the rename) is appended to the old one. Returns how many
+// bytes that was.
+async function putBack(fs: FsPort, target: string, backup: string, size: bigint): Promise<number> {
+  const patched = await fs.openRead(target); // before the name leaves it
+  try {
+    await fs.rename(backup, target);
+    await heldForWriting(patched); // writers that opened the patched file finish
+    const tail = (await patched.readFile()).subarray(Number(size));
+    if (tail.length > 0) await fs.appendFile(target, tail);
+    return tail.length;
+  } finally {
+    await patched.close().catch(() => undefined);
+  }
 }

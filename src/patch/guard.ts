@@ -71,11 +71,11 @@ export async function checkStamp(stamp: Stamp, statPath: (path: string) => Promi
   if (what !== undefined) throw new FileChangedError(changedMessage(stamp, what), false);
 }
 
-// Whether a process still holds the file behind the stamp open for writing after waiting up to
+// Whether a process still holds the file behind `handle` open for writing after waiting up to
 // WRITER_WAIT_MS for it to close (false also where the system cannot tell: see native.ts).
-export async function heldForWriting(stamp: Stamp): Promise<boolean> {
+export async function heldForWriting(handle: ReadHandle): Promise<boolean> {
   const deadline = Date.now() + WRITER_WAIT_MS;
-  for (let pause = 1; openForWriting(stamp.handle.fd) === true; pause = Math.min(pause * 2, 20)) {
+  for (let pause = 1; openForWriting(handle.fd) === true; pause = Math.min(pause * 2, 20)) {
     if (Date.now() >= deadline) return true;
     await sleep(pause);
   }
