@@ -13,7 +13,8 @@ export type ErrorCode =
   | 'INVALID_ARGUMENT'
   | 'SINCE_OFFSET_AHEAD'
   | 'SINCE_OFFSET_NOT_RETAINED'
-  | 'SHUTTING_DOWN';
+  | 'SHUTTING_DOWN'
+  | 'FILE_CHANGED_DURING_PATCH';
 
 export class ZodexError extends Error {
   constructor(

@@ -73,7 +73,8 @@ async function world(mode: 'read-only' | 'publish-pr' | 'direct'): Promise<World
   fs.mkdirSync(socketDir, { mode: 0o700 });
   const socket = path.join(socketDir, 'publisher.sock');
   const stateDir = path.join(root, 'state');
-  const daemonArgs = ['--mode', mode, '--socket', socket, '--state-dir', stateDir, ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config])];
+  // The agent runs as the daemon's user here, so the operator's flag says the token is then readable.
+  const daemonArgs = ['--mode', mode, '--socket', socket, '--state-dir', stateDir, '--allow-same-user-token-readable', ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config])];
   const daemon: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'publisher', ...daemonArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   daemon.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));

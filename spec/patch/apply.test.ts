@@ -54,13 +54,13 @@ function port(fail: Partial<Record<'write' | 'rename' | 'unlink' | 'open', (targ
 }
 
 describe('atomic writes', () => {
-  it('writes through an O_EXCL temp file named .<name>.zodex-<random>.tmp in the same folder', async () => {
+  it('writes through an O_EXCL temp file named .<name>.zodex-<pid>-<random>.tmp in the same folder', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort, opened } = port();
     await applyPatch(patch('*** Update File: a.txt', '@@', '-old', '+new'), dir, fsPort);
     expect(opened).toHaveLength(1);
     expect(path.dirname(opened[0]!.path)).toBe(dir);
-    expect(path.basename(opened[0]!.path)).toMatch(/^\.a\.txt\.zodex-[0-9a-f]{12}\.tmp$/);
+    expect(path.basename(opened[0]!.path)).toMatch(new RegExp(`^\\.a\\.txt\\.zodex-${process.pid}-[0-9a-f]{12}\\.tmp$`));
     expect(opened[0]!.flags).toBe('wx');
     expect(read('a.txt')).toBe('new\n');
     expect(listing()).toEqual(['a.txt']);

@@ -14,6 +14,7 @@ import { parsePublisherConfig, type WriteMode } from '../../src/publisher/config
 import { startPublisherDaemon, type PublisherDaemon } from '../../src/publisher/daemon.js';
 import { MemoryPublicationLog } from '../../src/publisher/history.js';
 import { AGENT_ID_ENV, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../../src/publisher/paths.js';
+import type { PeerPolicy } from '../../src/publisher/peers.js';
 import { Secret } from '../../src/publisher/token.js';
 
 export const TOKEN = 'ghp_TESTtoken0123456789abcdefSECRET';
@@ -253,10 +254,14 @@ export interface DaemonSetup {
   protectedBranches?: string[];
   token?: string | undefined;
   gitBinary?: string;
+  // Default: same-user clients served (these tests connect as the daemon's own user).
+  peers?: PeerPolicy;
+  socketGroup?: number;
+  folder?: string;
 }
 
 export async function startDaemon(setup: DaemonSetup): Promise<DaemonHandle> {
-  const folder = path.join(setup.repos.root, 'sock');
+  const folder = setup.folder ?? path.join(setup.repos.root, 'sock');
   const stateDir = path.join(setup.repos.root, 'state');
   const logLines: string[] = [];
   const history = new MemoryPublicationLog();
@@ -277,6 +282,8 @@ export async function startDaemon(setup: DaemonSetup): Promise<DaemonHandle> {
     version: '0.0.0-test',
     env: { ...setup.repos.env, HOME: setup.repos.home },
     ...(setup.gitBinary ? { gitBinary: setup.gitBinary } : {}),
+    peers: setup.peers ?? { allowSameUser: true },
+    ...(setup.socketGroup !== undefined ? { socketGroup: setup.socketGroup } : {}),
   });
   return { daemon, socketPath: daemon.socketPath, logLines, history, stateDir };
 }

@@ -76,7 +76,7 @@ describe('zodex publisher, the process', () => {
     gitWrapper(daemonSide, path.join(daemonSide, 'gitlog'));
     const daemon = run(
       ZODEX,
-      ['publisher', '--mode', 'publish-pr', '--config', writeConfig(), '--socket', socket, '--api-base', github.apiBase, '--state-dir', stateDir],
+      ['publisher', '--mode', 'publish-pr', '--config', writeConfig(), '--socket', socket, '--api-base', github.apiBase, '--state-dir', stateDir, '--allow-same-user-token-readable'],
       daemonEnv({ ZODEX_PUBLISHER_TOKEN: TOKEN, PATH: `${daemonSide}:${process.env.PATH}` }),
     );
     await waitFor(() => daemon.stderr().includes('listening on'), 'the publisher to listen');

@@ -47,7 +47,8 @@ export type FailureCode =
   | 'NOT_UTF8'
   | 'READ_FAILED'
   | 'WRITE_FAILED'
-  | 'DELETE_FAILED';
+  | 'DELETE_FAILED'
+  | 'FILE_CHANGED_DURING_PATCH';
 
 export type OpName = 'add' | 'delete' | 'update' | 'move';
 

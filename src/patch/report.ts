@@ -22,6 +22,7 @@ const FIX: Record<FailureCode, string> = {
   READ_FAILED: 'check that the path and its folders are readable, then retry this operation.',
   WRITE_FAILED: 'check permissions and free space in the folder, then retry this operation.',
   DELETE_FAILED: 'check the permissions of the folder, then remove the file with exec_command or retry.',
+  FILE_CHANGED_DURING_PATCH: 're-read the file (another process is writing it), then retry this operation, when that process is done if it keeps the file open.',
 };
 
 export function formatPatchReport(report: PatchReport): { text: string; isError: boolean } {

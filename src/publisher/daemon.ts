@@ -1,6 +1,7 @@
-// The publisher daemon: a unix socket (0600, in a 0700 folder of ours) that takes one request
-// per connection, runs it, answers, and logs one line. Publications run one at a time.
-// Flow: connection -> readLine -> parseRequest -> status | publishPullRequest | pushDirect ->
+// The publisher daemon: a unix socket (0600 in a 0700 folder of ours, or 0660/0710 of the
+// --socket-group) that takes one request per connection, runs it, answers, and logs one line.
+// Publications run one at a time.
+// Flow: connection -> admitPeer (peers.ts: not our own uid) -> readLine -> parseRequest -> status | publishPullRequest | pushDirect ->
 // response line -> log line + history row. Every text that leaves (response, log, history) has
 // been through the redactor; the token itself lives only in a Secret and in git's environment.
 
@@ -13,6 +14,7 @@ import { createGitRunner, StagingRepo } from './git.js';
 import { GitHubClient } from './github.js';
 import type { PublicationLog, PublicationOutcome } from './history.js';
 import { ensureSocketFolder } from './paths.js';
+import { admitPeer, type PeerPolicy } from './peers.js';
 import {
   parseRequest,
   PROTOCOL_VERSION,
@@ -42,6 +44,12 @@ export interface PublisherDaemonOptions {
   gitBinary?: string;
   // The environment git children start from (secrets and GIT_* are removed); default process.env.
   env?: NodeJS.ProcessEnv;
+  // Which clients are served (peers.ts): a same-user client only with allowSameUser.
+  peers: PeerPolicy;
+  // --socket-group: members of this group may connect (socket 0660, folder 0710).
+  socketGroup?: number;
+  // --user: the socket and its folder are handed to this user (the caller drops to it after start).
+  owner?: { uid: number; gid: number };
 }
 
 export interface PublisherDaemon {
@@ -72,7 +80,7 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
   fs.unlinkSync(socketPath);
 }
 
-function listenPrivately(server: net.Server, socketPath: string): Promise<void> {
+function listenPrivately(server: net.Server, socketPath: string, group: number | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const previous = process.umask(0o177); // the socket is born 0600
     server.once('error', (error) => {
@@ -81,10 +89,17 @@ function listenPrivately(server: net.Server, socketPath: string): Promise<void> 
     });
     server.listen(socketPath, () => {
       process.umask(previous);
-      fs.chmodSync(socketPath, 0o600);
+      if (group !== undefined) fs.chownSync(socketPath, -1, group);
+      fs.chmodSync(socketPath, group === undefined ? 0o600 : 0o660);
       resolve();
     });
   });
+}
+
+// --user: the socket and the folders made for it belong to the user the daemon drops to, so that
+// it can remove the socket when it stops; the group stays the --socket-group if there is one.
+function handOver(socketPath: string, folder: string, owner: { uid: number; gid: number }, group: number | undefined): void {
+  for (const entry of [socketPath, folder]) fs.chownSync(entry, owner.uid, group ?? owner.gid);
 }
 
 export async function startPublisherDaemon(options: PublisherDaemonOptions): Promise<PublisherDaemon> {
@@ -179,11 +194,13 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
     socket.on('error', () => undefined);
-    readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request')
+    Promise.resolve()
+      .then(() => admitPeer(socket, options.peers))
+      .then(() => readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request'))
       .then(handle, (error: unknown) => {
         const code = error instanceof PublisherError ? error.code : 'BAD_REQUEST';
         const message = error instanceof Error ? error.message : String(error);
-        say(`request unreadable: ${code}: ${message}`);
+        say(code === 'PEER_REFUSED' ? `connection refused: ${message}` : `request unreadable: ${code}: ${message}`);
         return { version: PROTOCOL_VERSION, id: null, ok: false, error: { code, message } } satisfies PublisherResponse;
       })
       .then((response) => {
@@ -192,11 +209,13 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       .catch(() => socket.destroy());
   });
 
-  ensureSocketFolder(socketPath, options.env ?? process.env);
+  const folder = ensureSocketFolder(socketPath, options.env ?? process.env, options.socketGroup);
   await clearStaleSocket(socketPath);
-  await listenPrivately(server, socketPath);
+  await listenPrivately(server, socketPath, options.socketGroup);
+  if (options.owner) handOver(socketPath, folder, options.owner, options.socketGroup);
   say(
-    `listening on ${socketPath} in ${mode} mode (api ${config.apiBase}, ${config.allowedRemotes.length} allowed remote(s), token ${token ? 'loaded' : 'absent'})`,
+    `listening on ${socketPath} in ${mode} mode (api ${config.apiBase}, ${config.allowedRemotes.length} allowed remote(s), token ${token ? 'loaded' : 'absent'}` +
+      `${options.peers.allowSameUser ? '; WARNING: clients of our own user are served and can read the token' : '; clients of our own user are refused'})`,
   );
 
   let closing: Promise<void> | undefined;

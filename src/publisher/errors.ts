@@ -39,7 +39,9 @@ export type PublisherErrorCode =
   | 'SOCKET_IN_USE'
   | 'UNSAFE_TOKEN_FILE'
   | 'BAD_TOKEN'
-  | 'BAD_CONFIG';
+  | 'BAD_CONFIG'
+  // A client the publisher does not serve (its own user, or one it cannot identify)
+  | 'PEER_REFUSED';
 
 // Codes that mean "the rules said no" (history outcome `refused`), as opposed to "we tried and
 // something broke" (outcome `failed`).

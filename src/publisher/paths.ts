@@ -47,9 +47,10 @@ export function checkPrivateFolder(dir: string, strict: boolean): void {
   if (problem) throw unsafe(`socket folder ${dir} ${problem}; pass --socket in a folder of your own if this one cannot be fixed`);
 }
 
-function mkdirPrivate(dir: string): void {
+function mkdirPrivate(dir: string, group?: number): void {
   try {
-    fs.mkdirSync(dir, { mode: 0o700 });
+    fs.mkdirSync(dir, { mode: group === undefined ? 0o700 : 0o710 });
+    if (group !== undefined) fs.chownSync(dir, -1, group);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
       throw unsafe(`cannot create socket folder ${dir} (${(error as NodeJS.ErrnoException).code}); create it with mode 0700 or pass another --socket`);
@@ -57,19 +58,32 @@ function mkdirPrivate(dir: string): void {
   }
 }
 
-// Makes the socket's folder (0700) if missing and checks it, and for the default
+// A socket folder that members of `group` may traverse (0710, that group) and nobody else enter.
+function checkGroupFolder(dir: string, group: number): void {
+  const problem = privateFolderProblem(dir, false, 'the publisher socket');
+  if (problem) throw unsafe(`socket folder ${dir} ${problem}; pass --socket in a folder of your own if this one cannot be fixed`);
+  const stat = fs.statSync(dir);
+  if ((stat.mode & 0o077) !== 0o010 || stat.gid !== group) {
+    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+    throw unsafe(`socket folder ${dir} has mode ${mode} and group ${stat.gid}; with --socket-group it must be 0710 and group ${group}: run \`chgrp ${group} ${dir} && chmod 710 ${dir}\``);
+  }
+}
+
+// Makes the socket's folder (0700; 0710 of `group` with --socket-group) if missing and checks it, and for the default
 // /tmp/zodex-<uid>/publisher layout also the /tmp/zodex-<uid> level above it. Existing folders
 // are never chmod-ed: a folder with the wrong mode is refused, so the operator notices.
-export function ensureSocketFolder(socketPath: string, env: NodeJS.ProcessEnv = process.env): string {
+export function ensureSocketFolder(socketPath: string, env: NodeJS.ProcessEnv = process.env, group?: number): string {
   if (!path.isAbsolute(socketPath)) throw unsafe(`--socket must be an absolute path; got ${JSON.stringify(socketPath)}`);
   const folder = path.dirname(socketPath);
   const isDefaultTmpLayout = socketPath === defaultPublisherSocket({ ...env, XDG_RUNTIME_DIR: undefined });
   if (isDefaultTmpLayout) {
     const parent = path.dirname(folder);
-    mkdirPrivate(parent);
-    checkPrivateFolder(parent, false);
+    mkdirPrivate(parent, group);
+    if (group === undefined) checkPrivateFolder(parent, false);
+    else checkGroupFolder(parent, group);
   }
-  mkdirPrivate(folder);
-  checkPrivateFolder(folder, true);
+  mkdirPrivate(folder, group);
+  if (group === undefined) checkPrivateFolder(folder, true);
+  else checkGroupFolder(folder, group);
   return folder;
 }

@@ -207,4 +207,5 @@ export const APPLY_PATCH_DESCRIPTION = [
   'Each file operation applies atomically and independently: if some fail, the others are still applied and not rolled back;',
   'the error lists the files changed and each failed operation with its reason. Retry only the failed operations after re-reading those files.',
   'Context must match one place only; ambiguous context is an error, never a guess. Relative paths resolve against workdir.',
+  'A file another process writes (or holds open for writing) while the patch applies fails that operation with FILE_CHANGED_DURING_PATCH and is left as that process wrote it.',
 ].join(' ');

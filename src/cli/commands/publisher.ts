@@ -1,16 +1,19 @@
 // `zodex publisher`: the operator starts the publisher daemon, which alone holds the GitHub write
 // token and serves zodex-agent over a private unix socket until SIGINT/SIGTERM.
 // Flow: argv + env -> parsePublisherArgs (every default and check, one place; the token is taken
-// out of the environment here) -> startPublisherDaemon -> wait for a signal -> close.
+// out of the environment here) -> startPublisherDaemon (socket opened, handed to --user) ->
+// dropPrivileges (--user) -> open the history -> wait for a signal -> close.
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { parsePublisherConfig, loadPublisherConfig, WRITE_MODES, type PublisherConfig, type WriteMode } from '../../publisher/config.js';
+import { dropPrivileges, lookupGroup, lookupUser, type Account } from '../../publisher/accounts.js';
 import { startPublisherDaemon } from '../../publisher/daemon.js';
 import { PublisherError } from '../../publisher/errors.js';
 import type { PublicationLog } from '../../publisher/history.js';
 import { defaultPublisherSocket, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
+import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
 import { openStore } from '../../store/index.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
@@ -23,7 +26,10 @@ export const usage = `Usage: zodex publisher [options]
 
 Runs the publisher daemon: it holds the GitHub write token and, on a private unix socket, pushes
 branches and opens pull requests for \`zodex-agent github publish-pr\` (and \`github push\` in
-direct mode). The token never reaches zodexd, exec_command sessions, their output or the logs.
+direct mode). The token never reaches zodexd, exec_command sessions, their output or the logs,
+but it is withheld only from an agent running as ANOTHER user: a client of the publisher's own
+user is refused (it could read the token file or the daemon's memory) unless you pass
+${SAME_USER_FLAG}.
 
   --mode MODE          read-only (default): refuse every write;  publish-pr: push a topic branch
                        and open a PR;  direct: also push to any branch, never forced
@@ -38,6 +44,12 @@ direct mode). The token never reaches zodexd, exec_command sessions, their outpu
   --api-base URL       GitHub REST base, e.g. https://ghe.example.com/api/v3 (overrides the config;
                        default https://api.github.com)
   --state-dir DIR      history and the staging repository (default $XDG_STATE_HOME/zodex)
+  --user NAME          start as root, read the token, open the socket, then run as NAME
+                       (setgroups, setgid, setuid); needs --socket and --state-dir of NAME's
+  --socket-group GROUP members of GROUP (the agent's user) may connect: socket 0660, folder 0710
+  ${SAME_USER_FLAG}
+                       also serve clients of the publisher's own user, who can then read the
+                       token; for a single-user machine that accepts this
   -h, --help           this text
 
 Config example:
@@ -51,6 +63,9 @@ export interface PublisherSettings {
   config: PublisherConfig;
   socketPath: string;
   stateDir: string;
+  allowSameUser: boolean;
+  user?: Account;
+  socketGroup?: number;
 }
 
 const flagSpec = {
@@ -60,6 +75,9 @@ const flagSpec = {
   socket: { type: 'string' },
   'api-base': { type: 'string' },
   'state-dir': { type: 'string' },
+  user: { type: 'string' },
+  'socket-group': { type: 'string' },
+  [SAME_USER_FLAG.slice(2)]: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
@@ -106,9 +124,22 @@ export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   if (mode !== 'read-only' && config.allowedRemotes.length === 0) {
     throw new CliUsageError(`--config ${flags.config} lists no allowedRemotes, so --mode ${mode} could publish nothing; add at least one`);
   }
+  let user: Account | undefined;
+  if (flags.user !== undefined) {
+    if (process.getuid?.() !== 0) throw new CliUsageError(`--user ${flags.user} needs the publisher to start as root (it drops to that user after reading the token)`);
+    if (flags.socket === undefined || flags['state-dir'] === undefined) {
+      throw new CliUsageError(`--user needs --socket PATH and --state-dir DIR: the defaults are root's folders, which ${flags.user} cannot use`);
+    }
+    user = asUsage(() => lookupUser(flags.user as string));
+  }
+  const socketGroup = flags['socket-group'] === undefined ? undefined : asUsage(() => lookupGroup(flags['socket-group'] as string));
   const socketPath = path.resolve(flags.socket ?? (env[PUBLISHER_SOCKET_ENV] || defaultPublisherSocket(env)));
   const stateDir = resolveStateDir(flags['state-dir'], env);
-  return { kind: 'run', settings: { mode, token, config, socketPath, stateDir } };
+  const allowSameUser = flags[SAME_USER_FLAG.slice(2) as 'allow-same-user-token-readable'] === true;
+  return {
+    kind: 'run',
+    settings: { mode, token, config, socketPath, stateDir, allowSameUser, ...(user ? { user } : {}), ...(socketGroup !== undefined ? { socketGroup } : {}) },
+  };
 }
 
 // History: every publication becomes a row of the state database's publications table. The store
@@ -128,10 +159,34 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const { settings } = request;
-  const publications = storePublicationLog(settings.stateDir, (message) => log(`warning: ${message}`));
+  // The history is opened once the daemon runs as its final user (after --user's drop).
+  let store: (PublicationLog & { close(): void }) | undefined;
+  const publications: PublicationLog & { close(): void } = {
+    record: (row) => (store ??= storePublicationLog(settings.stateDir, (message) => log(`warning: ${message}`))).record(row),
+    close: () => store?.close(),
+  };
   let daemon;
   try {
-    daemon = await startPublisherDaemon({ ...settings, publications, log, version: VERSION });
+    const { user, socketGroup, allowSameUser, ...rest } = settings;
+    daemon = await startPublisherDaemon({
+      ...rest,
+      publications,
+      log,
+      version: VERSION,
+      peers: { allowSameUser },
+      ...(socketGroup !== undefined ? { socketGroup } : {}),
+      ...(user ? { owner: user } : {}),
+    });
+    if (user) {
+      try {
+        dropPrivileges(user);
+      } catch (error) {
+        await daemon.close().catch(() => undefined);
+        throw error;
+      }
+      log(`running as ${user.name} (uid ${process.getuid?.()}, gid ${process.getgid?.()})`);
+    }
+    store = storePublicationLog(settings.stateDir, (message) => log(`warning: ${message}`));
   } catch (error) {
     publications.close();
     log(error instanceof PublisherError ? `${error.code}: ${error.message}` : `cannot start: ${(error as Error).message}`);

@@ -1,0 +1,137 @@
+// Who the publisher serves (issue 12): a client of its own uid is refused unless the operator
+// passed --allow-same-user-token-readable; a client of another uid (here `nobody`, through
+// setpriv, on a --socket-group socket) is served; `--user NAME` drops a root daemon to NAME.
+
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeRepos, startDaemon, type DaemonHandle, type Repos } from './helpers.js';
+
+const run = promisify(execFile);
+const NOBODY = 65534; // nobody:nogroup on Debian
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+let repos: Repos;
+let open: DaemonHandle[] = [];
+let shared: string;
+
+beforeEach(() => {
+  repos = makeRepos();
+  shared = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-peers-'));
+  fs.chmodSync(shared, 0o711); // others may traverse, not list
+});
+afterEach(async () => {
+  for (const handle of open.splice(0)) await handle.daemon.close();
+  fs.rmSync(repos.root, { recursive: true, force: true });
+  fs.rmSync(shared, { recursive: true, force: true });
+});
+
+const STATUS = JSON.stringify({ version: 1, id: 'p1', op: 'status' });
+
+// One status request from this process (the daemon's uid).
+function status(socketPath: string): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    const socket = net.connect(socketPath, () => socket.write(`${STATUS}\n`));
+    socket.on('data', (chunk) => (data += chunk.toString()));
+    socket.on('end', () => resolve(JSON.parse(data)));
+    socket.on('error', reject);
+  });
+}
+
+// The same request from uid/gid nobody (asynchronously: the daemon may live in this process).
+async function statusAsNobody(socketPath: string): Promise<{ ok: boolean; error?: { code: string } }> {
+  const script = `const s=require('net').connect(process.argv[1],()=>s.write(${JSON.stringify(`${STATUS}\n`)}));let d='';s.on('data',c=>d+=c);s.on('end',()=>process.stdout.write(d));s.on('error',e=>{process.stdout.write(JSON.stringify({ok:false,error:{code:e.code}}))})`;
+  const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, socketPath], { encoding: 'utf8', timeout: 20_000 });
+  return JSON.parse(stdout);
+}
+
+const root = process.getuid?.() === 0;
+
+describe('peer credentials', () => {
+  it('refuses a client of its own uid, saying why and how to fix it, and logs it', async () => {
+    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false } });
+    open.push(handle);
+    const answer = await status(handle.socketPath);
+    expect(answer.ok).toBe(false);
+    expect(answer.error?.code).toBe('PEER_REFUSED');
+    expect(answer.error?.message).toContain(`runs as the publisher's own user (uid ${process.getuid?.()})`);
+    expect(answer.error?.message).toContain('--allow-same-user-token-readable');
+    expect(handle.logLines.some((line) => line.startsWith('connection refused: PEER_REFUSED') || line.includes('connection refused:'))).toBe(true);
+    expect(handle.logLines[0]).toContain('clients of our own user are refused');
+  });
+
+  it('serves a client of its own uid with allowSameUser, and says so in its first log line', async () => {
+    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: true } });
+    open.push(handle);
+    expect((await status(handle.socketPath)).ok).toBe(true);
+    expect(handle.logLines[0]).toContain('WARNING: clients of our own user are served and can read the token');
+  });
+
+  it.runIf(root)('serves a client of another uid on a --socket-group socket (0660, folder 0710)', async () => {
+    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false }, socketGroup: NOBODY, folder: path.join(shared, 'run') });
+    open.push(handle);
+    expect(fs.statSync(handle.socketPath).mode & 0o777).toBe(0o660);
+    expect(fs.statSync(handle.socketPath).gid).toBe(NOBODY);
+    expect(fs.statSync(path.dirname(handle.socketPath)).mode & 0o777).toBe(0o710);
+    expect(await statusAsNobody(handle.socketPath)).toMatchObject({ ok: true });
+    expect((await status(handle.socketPath)).error?.code).toBe('PEER_REFUSED'); // root, the daemon's own uid
+  });
+
+  it.runIf(root)('without --socket-group another user cannot even reach the socket', async () => {
+    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false }, folder: path.join(shared, 'run') });
+    open.push(handle);
+    expect(await statusAsNobody(handle.socketPath)).toMatchObject({ ok: false, error: { code: 'EACCES' } });
+  });
+});
+
+describe.runIf(root)('zodex publisher --user', () => {
+  it('reads the token as root, then runs as the named user, which owns the socket and serves root', async () => {
+    const token = path.join(repos.root, 'token');
+    fs.writeFileSync(token, 'ghp_TESTtoken0123456789abcdefSECRET\n', { mode: 0o600 });
+    const state = path.join(shared, 'state');
+    fs.mkdirSync(state, { mode: 0o700 });
+    fs.chownSync(state, NOBODY, NOBODY);
+    const socketPath = path.join(shared, 'run', 'publisher.sock');
+    const args = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
+    const daemon = spawn(process.execPath, [...args, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
+      env: { ...repos.env, HOME: repos.home },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const exited = new Promise((resolve) => daemon.on('exit', resolve));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!log.includes('running as nobody')) {
+        if (Date.now() > deadline || daemon.exitCode !== null) throw new Error(`the daemon did not drop:\n${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const ids = fs.readFileSync(`/proc/${daemon.pid}/status`, 'utf8');
+      expect(ids).toMatch(new RegExp(`^Uid:\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}$`, 'm'));
+      expect(ids).toMatch(new RegExp(`^Gid:\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}$`, 'm'));
+      expect(ids).toMatch(new RegExp(`^Groups:\\s+${NOBODY}\\s*$`, 'm'));
+      expect(fs.statSync(socketPath).uid).toBe(NOBODY);
+      // The token file is root's (0600): the daemon can no longer read it.
+      expect(() => execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'cat', token], { stdio: 'pipe' })).toThrow();
+      // root is now another user: served.
+      expect(await status(socketPath)).toMatchObject({ ok: true });
+      // and nobody, the daemon's own user, is refused.
+      expect(await statusAsNobody(socketPath)).toMatchObject({ ok: false, error: { code: 'PEER_REFUSED' } });
+    } finally {
+      daemon.kill('SIGTERM');
+      await exited;
+    }
+    expect(fs.existsSync(socketPath)).toBe(false); // removed by the dropped daemon, its owner
+  }, 40_000);
+
+  it('refuses --user without --socket and --state-dir', async () => {
+    const { parsePublisherArgs } = await import('../../src/cli/commands/publisher.js');
+    expect(() => parsePublisherArgs(['--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
+    expect(() => parsePublisherArgs(['--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
+  });
+});
