@@ -6,8 +6,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   ListToolsRequestSchema,
+  type CallToolRequest,
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
@@ -63,13 +63,16 @@ export function defineTool<S extends z.ZodRawShape>(spec: ToolSpec<S>): ToolEntr
   };
 }
 
+const CallMethod = z.looseObject({ method: z.literal('tools/call') });
+
 export function serveTools(server: McpServer, tools: readonly ToolEntry[], conversation: Conversation): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
-  // The SDK's Server checks the request against CallToolRequestSchema first: params.arguments
-  // that is not an object (a string, an array, null) gets JSON-RPC -32602 before this runs.
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const params = request.params;
+  // The SDK's Server checks every tools/call against CallToolRequestSchema before this handler
+  // (params.arguments that is not an object gets JSON-RPC -32602); registering that schema here
+  // too would make the Protocol parse it first and answer -32603, so this one only names the method.
+  server.server.setRequestHandler(CallMethod, async (request, extra) => {
+    const params = (request as unknown as CallToolRequest).params;
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) {

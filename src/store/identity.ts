@@ -37,7 +37,7 @@ export function normalizeAlias(alias: string): string {
 
 // The one text for a too-long alias, whichever check finds it (the tool's schema or the store).
 export function aliasTooLongMessage(length: number): string {
-  return `\`alias\` is ${length.toLocaleString('en-US')} characters; the limit is ${ALIAS_MAX_CHARS}: use a 2-7 word label (send "" to clear it)`;
+  return `\`alias\` is ${length.toLocaleString('en-US')} characters; the limit is ${ALIAS_MAX_CHARS} characters: use a 2-7 word label (send "" to clear it)`;
 }
 
 // A recorded text field cut to `max` code points, marked with an ellipsis.

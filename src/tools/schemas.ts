@@ -171,6 +171,7 @@ export function describeExecCommand(limits: SchemaLimits): string {
     `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
     'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
     `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting, so a long yield_time_ms does not trip the client's request timeout.`,
+    'Unknown argument names, a NUL in cmd or workdir and unpaired surrogates are refused with an error naming the field; nothing runs.',
   ].join(' ');
 }
 

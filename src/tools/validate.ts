@@ -75,18 +75,25 @@ function fromIssues(issues: readonly z.core.$ZodIssue[]): ZodexError {
 }
 
 // The valid name closest to `name` by edit distance, if close enough to be a likely typo; a
-// valid name that contains it or that it contains (timeout -> timeout_ms) counts as close.
+// valid name that contains it or that it contains (timeout -> timeout_ms), or whose letters it
+// holds in order (command -> cmd), counts as close.
 export function nearestName(name: string, names: readonly string[]): string | undefined {
   if (name.length > 64) return undefined;
   const lower = name.toLowerCase();
   let best: { name: string; distance: number } | undefined;
   for (const candidate of names) {
-    const contains = lower.length >= 3 && (candidate.includes(lower) || lower.includes(candidate));
+    const contains = lower.length >= 3 && (candidate.includes(lower) || lower.includes(candidate) || isSubsequence(candidate, lower));
     const distance = contains ? 1 : editDistance(lower, candidate);
     if (best === undefined || distance < best.distance) best = { name: candidate, distance };
   }
   if (best === undefined) return undefined;
-  return best.distance <= Math.max(2, Math.floor(best.name.length / 3)) ? best.name : undefined;
+  return best.distance <= Math.max(2, Math.floor(best.name.length / 2)) ? best.name : undefined;
+}
+
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const char of long) if (char === short[i]) i += 1;
+  return i === short.length;
 }
 
 function editDistance(a: string, b: string): number {
