@@ -58,10 +58,12 @@ export function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-// A JSON value's kind for error texts: "null", "an array", "an object", "a number"...
+// A JSON value's kind for error texts: "null", "an array", "an object", "a number"... (1e400
+// parses to Infinity, which no numeric argument takes: said as such).
 export function describeJsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} (a number too large for a double)`;
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 

@@ -34,6 +34,7 @@ describe('parseArguments', () => {
       [{ cmd: '', workdir: '/' }, 'INVALID_VALUE', '`cmd` is empty'],
       [{ cmd: 'ls' }, 'WORKDIR_REQUIRED', '`workdir` is required'],
       [{ cmd: 'ls', workdir: '/', yield_time_ms: null }, 'INVALID_TYPE', '`yield_time_ms` must be a number, not null'],
+      [{ cmd: 'ls', workdir: '/', timeout_ms: JSON.parse('1e400') as number }, 'INVALID_TYPE', '`timeout_ms` must be a number, not Infinity'],
     ];
     for (const [args, code, text] of cases) {
       const result = failure(() => parseArguments('exec_command', exec, args));

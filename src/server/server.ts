@@ -106,7 +106,11 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
       input: writeStdinInput(limits),
       output,
       annotations: TOOL_ANNOTATIONS,
-      rejected: (raw) => rejectedCall('write_stdin', raw, () => 'write_stdin'),
+      // never the typed text: only what the call was, as for an accepted one
+      rejected: (raw) =>
+        rejectedCall('write_stdin', raw, (r) =>
+          describeWriteStdin({ session_handle: '', chars: typeof r.chars === 'string' ? r.chars : undefined, kill_process: r.kill_process === true }),
+        ),
       run: (args, extra) =>
         conversation.invoke({ tool: 'write_stdin', workdir: engine.peek(args.session_handle)?.cwd, summary: describeWriteStdin(args) }, async () => ({
           kind: 'exec',
