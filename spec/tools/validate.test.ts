@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { execCommandInput, setAgentAliasInput, writeStdinInput, applyPatchInput } from '../../src/tools/schemas.js';
 import { nearestName, parseArguments } from '../../src/tools/validate.js';
 
-const exec = execCommandInput({ maxExecTimeoutMs: 7_200_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, spillCapBytes: 16 << 20 });
+const limits = { maxExecTimeoutMs: 7_200_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const exec = execCommandInput(limits);
 
 function failure(fn: () => unknown): { code: string; message: string } {
   try {
@@ -42,21 +43,22 @@ describe('parseArguments', () => {
       expect(result.message).toContain(text);
     }
     expect(failure(() => parseArguments('set_agent_alias', setAgentAliasInput(), { alias: 'a'.repeat(81) })).code).toBe('ALIAS_TOO_LONG');
-    expect(failure(() => parseArguments('write_stdin', writeStdinInput(), { session_handle: 'h', kill_process: 1 })).code).toBe('INVALID_TYPE');
+    expect(failure(() => parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', kill_process: 1 })).code).toBe('INVALID_TYPE');
+    expect(failure(() => parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', since_offset: 1.5 })).code).toBe('SINCE_OFFSET_INVALID');
   });
 
   it('refuses NUL in cmd and workdir but lets chars carry it', () => {
     expect(failure(() => parseArguments('exec_command', exec, { cmd: 'echo A\u0000; touch X', workdir: '/' })).message).toMatch(/^`cmd` holds a NUL character \(\\u0000\) at index 6/);
     expect(failure(() => parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/tmp\u0000' })).code).toBe('NUL_CHARACTER');
-    expect(parseArguments('write_stdin', writeStdinInput(), { session_handle: 'h', chars: '\u0000' }).chars).toBe('\u0000');
+    expect(parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', chars: '\u0000' }).chars).toBe('\u0000');
   });
 
   it('refuses any string field holding a lone surrogate, at its index, and accepts well-formed text', () => {
     const fields: [string, Record<string, import('zod').ZodType>, Record<string, string>, string][] = [
       ['exec_command', exec, { workdir: '/' }, 'cmd'],
       ['exec_command', exec, { cmd: 'ls' }, 'workdir'],
-      ['write_stdin', writeStdinInput(), { session_handle: 'h' }, 'chars'],
-      ['write_stdin', writeStdinInput(), {}, 'session_handle'],
+      ['write_stdin', writeStdinInput(limits), { session_handle: 'h' }, 'chars'],
+      ['write_stdin', writeStdinInput(limits), {}, 'session_handle'],
       ['apply_patch', applyPatchInput(), { workdir: '/' }, 'patch'],
       ['set_agent_alias', setAgentAliasInput(), {}, 'alias'],
     ];
@@ -77,7 +79,7 @@ describe('parseArguments', () => {
         },
       ),
     );
-    expect(parseArguments('write_stdin', writeStdinInput(), { session_handle: 'h', chars: '\ud83d\ude00' }).chars).toBe('\ud83d\ude00');
+    expect(parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', chars: '\ud83d\ude00' }).chars).toBe('\ud83d\ude00');
   });
 });
 

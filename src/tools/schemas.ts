@@ -88,9 +88,9 @@ export function writeStdinInput(limits: SchemaLimits) {
       .optional()
       .describe('true: kill the command and everything it started (SIGKILL to its process group); the result reports "killed".'),
     since_offset: z
-      .number({ error: 'SINCE_OFFSET_INVALID: since_offset must be a number: the output_offset of an earlier result' })
-      .int('SINCE_OFFSET_INVALID: since_offset must be a whole number of bytes: the output_offset of an earlier result')
-      .nonnegative('SINCE_OFFSET_INVALID: since_offset must be 0 or more: the output_offset of an earlier result')
+      .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
+      .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
+      .nonnegative('SINCE_OFFSET_INVALID: `since_offset` must be 0 or more: the output_offset of an earlier result')
       .optional()
       .describe(
         'Deliver the output again from this byte offset of the stream (e.g. the output_offset of the last result you received, if a later reply was lost). ' +
