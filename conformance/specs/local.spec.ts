@@ -193,6 +193,31 @@ requirement('history.records', async ({ zodex }) => {
   }
 });
 
+requirement('history.rejected', async ({ zodex }) => {
+  const stateDir = tempDir('zodex-state-');
+  try {
+    const z = await zodex({ args: ['--state-dir', stateDir] });
+    await z.call('exec_command', { cmd: 'echo never' });
+    await z.call('exec_command', { cmd: 'echo never', workdir: '/', timeout: 1 });
+    await alias(z, 'a'.repeat(81));
+    await z.call('apply_patch', { workdir: '/', patch: 'bad \ud800' });
+    await z.call('write_stdin', { session_handle: 'zs_none', chars: 'typed-secret\ud800' });
+    const rows = await zodexCli<HistoryRow[]>(['history'], stateDir);
+    expect(rows.map((row) => [row.tool, row.summary, row.isError, row.resultSummary?.split(':')[0]])).toEqual([
+      ['exec_command', 'echo never', true, 'WORKDIR_REQUIRED'],
+      ['exec_command', 'echo never', true, 'UNKNOWN_ARGUMENT'],
+      ['set_agent_alias', 'alias (81 characters)', true, 'ALIAS_TOO_LONG'],
+      ['apply_patch', 'patch without file operations', true, 'INVALID_UNICODE'],
+      ['write_stdin', 'input (13 characters)', true, 'INVALID_UNICODE'],
+    ]);
+    expect(rows[1]!.workdir).toBe('/');
+    expect(JSON.stringify(rows)).not.toContain('typed-secret');
+    for (const row of rows) expect(row.endedAt).toBeTruthy();
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
+});
+
 requirement('context.first-result', async ({ zodex }) => {
   const fixture = contextFixture();
   try {

@@ -134,6 +134,9 @@ describe('parsePatch: errors carry the 1-based line and what would be valid', ()
     ['header without lines', wrap('*** Update File: a', '@@ foo', '*** Delete File: b'), 4, 'Update hunk does not contain any lines'],
     ['End of File right after the header', wrap('*** Update File: a', '@@', '*** End of File'), 4, 'Update hunk does not contain any lines'],
     ['heredoc counts its opener line', `<<'EOF'\n${wrap('*** Nope')}\nEOF`, 3, 'is not a valid hunk header'],
+    ['NUL in a path', wrap('*** Add File: a\u0000b', '+x'), 2, "the path in '*** Add File: a\\0b' holds a NUL character"],
+    ['NUL in a move path', wrap('*** Update File: a', '*** Move to: b\u0000', '@@', '-x'), 3, 'holds a NUL character'],
+    ['a 1 MB line is quoted in 200 characters', wrap('*** Update File: a', '@@', ' ok', 'o'.repeat(1_000_000)), 5, `'${'o'.repeat(200)}… and 999,800 more characters'`],
   ])('%s', (_name, text, line, detail) => {
     const error = parseError(text);
     expect(error.code).toBe('PATCH_PARSE');

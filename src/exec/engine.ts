@@ -4,7 +4,7 @@
 // report that carries the exit retires the handle. Owners (conversations) take their
 // sessions with them when they close; shutdown() kills everything.
 
-import { ZodexError } from '../errors.js';
+import { ZodexError, quote } from '../errors.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
 import { killProcessTree } from './kill.js';
@@ -131,7 +131,7 @@ export class ExecEngine {
     if (!session) {
       throw new ZodexError(
         'UNKNOWN_SESSION',
-        `no running session has the handle ${JSON.stringify(handle)}: it never existed, its exit was already ` +
+        `no running session has the handle ${quote(handle)}: it never existed, its exit was already ` +
           'reported, or its server restarted. Start the command again with exec_command.',
       );
     }

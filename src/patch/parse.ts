@@ -23,7 +23,7 @@
 // Stacked headers are consecutive "@@" lines; a bare "@@" among them adds nothing.
 // Line numbers in errors are 1-based lines of the text as given (heredoc lines included).
 
-import { ZodexError } from '../errors.js';
+import { ZodexError, clipText } from '../errors.js';
 
 export interface PatchChunkLine {
   kind: ' ' | '-' | '+';
@@ -177,7 +177,7 @@ function parseHunk(reader: Reader, previous: PatchOp | undefined): PatchOp {
   const match = HUNK_HEADER.exec(header);
   if (!match) {
     const hint = previous?.kind === 'add' ? " (every line of an '*** Add File:' section must start with '+')" : '';
-    throw new PatchParseError(line, `'${header}' is not a valid hunk header${hint}. ${VALID_HUNK_HEADERS}`);
+    throw new PatchParseError(line, `'${clipText(header)}' is not a valid hunk header${hint}. ${VALID_HUNK_HEADERS}`);
   }
   const path = requirePath(match[2] ?? '', line, header);
   reader.advance();
@@ -197,7 +197,7 @@ function parseHunk(reader: Reader, previous: PatchOp | undefined): PatchOp {
   if (chunks.length === 0) {
     throw new PatchParseError(
       line,
-      `Update file hunk for path '${path}' is empty; it needs at least one chunk ('@@' then ' ', '-' or '+' lines).`,
+      `Update file hunk for path '${clipText(path)}' is empty; it needs at least one chunk ('@@' then ' ', '-' or '+' lines).`,
     );
   }
   return { kind: 'update', path, line, movePath, chunks };
@@ -205,7 +205,8 @@ function parseHunk(reader: Reader, previous: PatchOp | undefined): PatchOp {
 
 function requirePath(raw: string, line: number, header: string): string {
   const path = raw.trim();
-  if (path === '') throw new PatchParseError(line, `'${header}' has an empty path; write the file's path after the colon.`);
+  if (path === '') throw new PatchParseError(line, `'${clipText(header)}' has an empty path; write the file's path after the colon.`);
+  if (path.includes('\0')) throw new PatchParseError(line, `the path in '${clipText(header.replace(/\0/g, '\\0'))}' holds a NUL character, which no file name can carry; remove it.`);
   return path;
 }
 
@@ -218,7 +219,7 @@ function parseChunk(reader: Reader, isFirst: boolean): PatchChunk {
     if (header.trimEnd() !== '@@' && !header.startsWith('@@ ')) {
       throw new PatchParseError(
         reader.lineNumber,
-        `'${header}' is not a valid chunk header; write '@@' alone or '@@ ' followed by a line of the file.`,
+        `'${clipText(header)}' is not a valid chunk header; write '@@' alone or '@@ ' followed by a line of the file.`,
       );
     }
     const context = header.slice(3);
@@ -254,7 +255,7 @@ function parseChunk(reader: Reader, isFirst: boolean): PatchChunk {
 function unexpectedLineError(reader: Reader): PatchParseError {
   return new PatchParseError(
     reader.lineNumber,
-    `Unexpected line found in update hunk: '${reader.line}'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line); a new chunk starts with '@@'.`,
+    `Unexpected line found in update hunk: '${clipText(reader.line)}'. Every line should start with ' ' (context line), '+' (added line), or '-' (removed line); a new chunk starts with '@@'.`,
   );
 }
 
@@ -263,6 +264,6 @@ function emptyChunkError(reader: Reader): PatchParseError {
   if (!reader.done && !found.startsWith('***') && !found.startsWith('@@')) return unexpectedLineError(reader);
   return new PatchParseError(
     reader.lineNumber,
-    `Update hunk does not contain any lines: after '@@' come ' ' (context), '-' (removed) or '+' (added) lines, found ${reader.done ? 'the end of the patch' : `'${found}'`}.`,
+    `Update hunk does not contain any lines: after '@@' come ' ' (context), '-' (removed) or '+' (added) lines, found ${reader.done ? 'the end of the patch' : `'${clipText(found)}'`}.`,
   );
 }

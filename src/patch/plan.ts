@@ -33,6 +33,7 @@
 // last line leaves the file ending in a newline, as Codex always does.
 
 import path from 'node:path';
+import { clipText } from '../errors.js';
 import { type FileLines, joinLines, splitLines } from './lines.js';
 import { LineIndex } from './match.js';
 import type { PatchChunk, PatchChunkLine, PatchOp } from './parse.js';
@@ -98,8 +99,8 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
   const absPath = path.resolve(workdir, op.path);
   try {
     const probe = await reader.probe(absPath);
-    if (probe.kind === 'directory') return fail('IS_A_DIRECTORY', `${op.path} is a directory, not a file.`);
-    if (probe.kind === 'other') return fail('NOT_A_FILE', `${op.path} is not a regular file.`);
+    if (probe.kind === 'directory') return fail('IS_A_DIRECTORY', `${clipText(op.path)} is a directory, not a file.`);
+    if (probe.kind === 'other') return fail('NOT_A_FILE', `${clipText(op.path)} is not a regular file.`);
     if (op.kind === 'add') {
       const existing = probe.kind === 'file';
       const write: Step = {
@@ -110,11 +111,11 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
       };
       return { change: { kind: 'A', path: op.path }, steps: [write] };
     }
-    if (probe.kind === 'missing') return fail('FILE_NOT_FOUND', `${op.path} does not exist.`);
+    if (probe.kind === 'missing') return fail('FILE_NOT_FOUND', `${clipText(op.path)} does not exist.`);
     if (op.kind === 'delete') return { change: { kind: 'D', path: op.path }, steps: [{ kind: 'remove', target: absPath }] };
 
     const original = splitLines(await reader.read(probe.realPath));
-    if (!original) return fail('NOT_UTF8', `${op.path} is not valid UTF-8 text.`);
+    if (!original) return fail('NOT_UTF8', `${clipText(op.path)} is not valid UTF-8 text.`);
     const updated = updateLines(original, op.chunks);
     if ('code' in updated) return fail(updated.code, updated.reason);
     const content = joinLines(updated);
@@ -124,8 +125,8 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
     if (destination.kind === 'file' && destination.realPath === probe.realPath) {
       return { change: { kind: 'M', path: op.path }, steps: [write(probe, content)] };
     }
-    if (destination.kind === 'directory') return fail('IS_A_DIRECTORY', `the destination ${op.movePath} is a directory.`);
-    if (destination.kind === 'other') return fail('NOT_A_FILE', `the destination ${op.movePath} is not a regular file.`);
+    if (destination.kind === 'directory') return fail('IS_A_DIRECTORY', `the destination ${clipText(op.movePath)} is a directory.`);
+    if (destination.kind === 'other') return fail('NOT_A_FILE', `the destination ${clipText(op.movePath)} is not a regular file.`);
     return {
       change: { kind: 'M', path: op.movePath, movedFrom: op.path },
       steps: [
@@ -134,7 +135,7 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
       ],
     };
   } catch (error) {
-    return fail('READ_FAILED', `could not read ${op.path}: ${error instanceof Error ? error.message : String(error)}`);
+    return fail('READ_FAILED', `could not read ${clipText(op.path)}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -319,7 +320,7 @@ function span(region: Region): string {
 }
 
 function notFound(i: number, chunks: readonly PatchChunk[], found: NotFound): ContentFailure {
-  const quoted = found.missing.slice(0, QUOTED_LINES).map((line) => `    ${line}`);
+  const quoted = found.missing.slice(0, QUOTED_LINES).map((line) => `    ${clipText(line)}`);
   if (found.missing.length > QUOTED_LINES) quoted.push(`    ... (${found.missing.length - QUOTED_LINES} more)`);
   const where = found.after === 0 ? 'in the file' : `after line ${found.after}`;
   const atEnd = chunks[i]?.endOfFile ? ' at the end of the file (the chunk ends with *** End of File)' : '';

@@ -2,6 +2,7 @@
 // failed operation with its reason and how to fix it.
 // Flow: index.ts fills a PatchReport while applying -> formatPatchReport -> { text, isError }.
 
+import { clipText } from '../errors.js';
 import type { ChangedFile, FailureCode, OpFailure } from './plan.js';
 
 export interface PatchReport {
@@ -9,6 +10,10 @@ export interface PatchReport {
   changed: ChangedFile[];
   failed: OpFailure[];
 }
+
+// A failure's reason may quote ten context lines (each clipped) and a system error naming a
+// path: past this many characters it is cut, so no input makes the report unbounded.
+const REASON_MAX_CHARS = 4_000;
 
 const FIX: Record<FailureCode, string> = {
   CONTEXT_NOT_FOUND: 're-read the file and regenerate the hunk from its current content.',
@@ -37,7 +42,7 @@ export function formatPatchReport(report: PatchReport): { text: string; isError:
       : `These operations were applied (they are not rolled back):\n${changed.join('')}`;
   const failures = report.failed.map(
     (failure) =>
-      `- ${failure.op} ${failure.path} [${failure.code}]: ${indent(failure.reason)}\n  Fix: ${fix(failure)}\n`,
+      `- ${failure.op} ${clipText(failure.path)} [${failure.code}]: ${indent(clipText(failure.reason, REASON_MAX_CHARS))}\n  Fix: ${fix(failure)}\n`,
   );
   const retry = 'Retry only the failed operations, after reading the current content of their files.\n';
   return { text: `${summary}Failed (${report.failed.length}):\n${failures.join('')}${retry}`, isError: true };

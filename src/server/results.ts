@@ -1,15 +1,21 @@
-// The one place where thrown errors become MCP results: an isError result "CODE: message";
-// anything without a stable code is logged as an internal error.
+// The one place where thrown errors become MCP results: an isError result "CODE: message" for a
+// ZodexError whose code is in the registry (errors.ts); anything else (a leaked ENOENT, a bug)
+// is logged and reaches the model as INTERNAL, never as a code it might act on.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { errorCode } from '../errors.js';
+import { ZodexError, clipText, isErrorCode } from '../errors.js';
+
+// An internal error's text keeps at most this much of the message (it may quote anything).
+const INTERNAL_MESSAGE_MAX_CHARS = 500;
 
 export function errorResult(error: unknown, log: (message: string) => void): CallToolResult {
-  const code = errorCode(error);
+  if (error instanceof ZodexError && isErrorCode(error.code)) {
+    return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+  }
   const message = error instanceof Error ? error.message : String(error);
-  if (code && /^[A-Z][A-Z_]+$/.test(code)) return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true };
-  log(`internal error in a tool call: ${error instanceof Error ? (error.stack ?? message) : message}`);
-  return { content: [{ type: 'text', text: `INTERNAL: ${message}` }], isError: true };
+  log(`internal error in a tool call: ${clipText(error instanceof Error ? (error.stack ?? message) : message, 4_000)}`);
+  const text = `INTERNAL: ${clipText(message, INTERNAL_MESSAGE_MAX_CHARS)} (an unexpected failure inside zodexd; its log has the details)`;
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 // Runs a tool body and maps whatever it throws.

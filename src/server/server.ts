@@ -1,10 +1,10 @@
-// The MCP server of one conversation: instructions, capabilities and the tools, registered
-// with their zod schemas and seed 000's annotations; every call goes through the
-// conversation, which records it and adds zodex_context. Knows no transport.
+// The MCP server of one conversation: instructions, capabilities and the tools, defined with
+// their strict zod schemas and seed 000's annotations (served by tools.ts, which validates);
+// every call goes through the conversation, which records it and adds zodex_context.
+// Knows no transport.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { clipText, quote } from '../errors.js';
 import { describePatch, applyPatchTool } from '../tools/apply_patch.js';
 import { describeWriteStdin, execCommand, writeStdin, type CallControl, type ExecToolContext } from '../tools/exec.js';
 import {
@@ -20,8 +20,9 @@ import {
   writeStdinInput,
   type SchemaLimits,
 } from '../tools/schemas.js';
-import type { Conversation } from './conversation.js';
+import type { Conversation, InvocationInfo } from './conversation.js';
 import { guarded } from './results.js';
+import { defineTool, serveTools, type Extra, type ToolEntry } from './tools.js';
 import { VERSION, type Runtime } from './runtime.js';
 
 export const INSTRUCTIONS =
@@ -31,8 +32,6 @@ export const INSTRUCTIONS =
 
 // Seed 000: every tool carries these, describing the MCP surface, not what a command may do.
 export const TOOL_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 function callControl(extra: Extra): CallControl {
   const token = extra._meta?.progressToken;
@@ -50,6 +49,18 @@ function callControl(extra: Extra): CallControl {
           },
   };
 }
+
+// How a call rejected by validation is recorded, like any failed call: what it named, bounded,
+// and quoted (escaped) when it holds what cannot be stored as given (NUL, lone surrogates).
+function rejectedCall(tool: string, raw: Record<string, unknown>, summary: (raw: Record<string, unknown>) => string): InvocationInfo {
+  return { tool, workdir: typeof raw.workdir === 'string' ? printable(raw.workdir) : undefined, summary: summary(raw) };
+}
+
+function printable(value: string): string {
+  return /[\0\p{Cs}]/u.test(value) ? quote(value) : clipText(value, 2_000);
+}
+
+const field = (raw: Record<string, unknown>, name: string): string => (typeof raw[name] === 'string' ? printable(raw[name]) : `(no ${name})`);
 
 export function createMcpServer(runtime: Runtime, conversation: Conversation): McpServer {
   const { config, engine } = runtime;
@@ -71,55 +82,77 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
     defaultWorkdir: config.defaultWorkdir,
     maxExecTimeoutMs: config.maxExecTimeoutMs,
   };
-  const outputSchema = execResultShape();
+  const output = execResultShape();
 
-  server.registerTool(
-    'exec_command',
-    { title: 'Run a shell command', description: describeExecCommand(limits), inputSchema: execCommandInput(limits), outputSchema, annotations: TOOL_ANNOTATIONS },
-    (args, extra) =>
-      conversation.invoke({ tool: 'exec_command', workdir: args.workdir ?? config.defaultWorkdir, summary: args.cmd }, async () => ({
-        kind: 'exec',
-        ...(await execCommand(args, ctx, callControl(extra))),
-      })),
-  );
-  server.registerTool(
-    'write_stdin',
-    { title: 'Write to or poll a running session', description: WRITE_STDIN_DESCRIPTION, inputSchema: writeStdinInput(limits), outputSchema, annotations: TOOL_ANNOTATIONS },
-    (args, extra) =>
-      conversation.invoke({ tool: 'write_stdin', workdir: engine.peek(args.session_handle)?.cwd, summary: describeWriteStdin(args) }, async () => ({
-        kind: 'exec',
-        ...(await writeStdin(args, engine.find(args.session_handle), ctx, callControl(extra))),
-      })),
-  );
-  server.registerTool(
-    'apply_patch',
-    { title: 'Apply a Codex-style patch', description: APPLY_PATCH_DESCRIPTION, inputSchema: applyPatchInput(), annotations: TOOL_ANNOTATIONS },
-    (args) =>
-      conversation.invoke({ tool: 'apply_patch', workdir: args.workdir, summary: describePatch(args.patch) }, async () => ({
-        kind: 'text',
-        ...(await applyPatchTool(args)),
-      })),
-  );
+  const tools: ToolEntry[] = [
+    defineTool({
+      name: 'exec_command',
+      title: 'Run a shell command',
+      description: describeExecCommand(limits),
+      input: execCommandInput(limits),
+      output,
+      annotations: TOOL_ANNOTATIONS,
+      rejected: (raw) => rejectedCall('exec_command', raw, (r) => field(r, 'cmd')),
+      run: (args, extra) =>
+        conversation.invoke({ tool: 'exec_command', workdir: args.workdir ?? config.defaultWorkdir, summary: args.cmd }, async () => ({
+          kind: 'exec',
+          ...(await execCommand(args, ctx, callControl(extra))),
+        })),
+    }),
+    defineTool({
+      name: 'write_stdin',
+      title: 'Write to or poll a running session',
+      description: WRITE_STDIN_DESCRIPTION,
+      input: writeStdinInput(limits),
+      output,
+      annotations: TOOL_ANNOTATIONS,
+      // never the typed text: only what the call was, as for an accepted one
+      rejected: (raw) =>
+        rejectedCall('write_stdin', raw, (r) =>
+          describeWriteStdin({ session_handle: '', chars: typeof r.chars === 'string' ? r.chars : undefined, kill_process: r.kill_process === true }),
+        ),
+      run: (args, extra) =>
+        conversation.invoke({ tool: 'write_stdin', workdir: engine.peek(args.session_handle)?.cwd, summary: describeWriteStdin(args) }, async () => ({
+          kind: 'exec',
+          ...(await writeStdin(args, engine.find(args.session_handle), ctx, callControl(extra))),
+        })),
+    }),
+    defineTool({
+      name: 'apply_patch',
+      title: 'Apply a Codex-style patch',
+      description: APPLY_PATCH_DESCRIPTION,
+      input: applyPatchInput(),
+      annotations: TOOL_ANNOTATIONS,
+      rejected: (raw) => rejectedCall('apply_patch', raw, (r) => (typeof r.patch === 'string' ? describePatch(r.patch) : '(no patch)')),
+      run: (args) =>
+        conversation.invoke({ tool: 'apply_patch', workdir: args.workdir, summary: describePatch(args.patch) }, async () => ({
+          kind: 'text',
+          ...(await applyPatchTool(args)),
+        })),
+    }),
+  ];
   if (config.mode === 'local') {
-    server.registerTool(
-      'set_agent_alias',
-      {
+    tools.push(
+      defineTool({
+        name: 'set_agent_alias',
         title: 'Label this conversation in Liveboard',
         description: SET_AGENT_ALIAS_DESCRIPTION,
-        inputSchema: setAgentAliasInput(),
-        outputSchema: aliasResultShape(),
+        input: setAgentAliasInput(),
+        output: aliasResultShape(),
         annotations: TOOL_ANNOTATIONS,
-      },
-      // Not an invocation: an alias never appears in the timeline or the history.
-      (args) =>
-        guarded(async () => {
-          const agentId = conversation.agentId;
-          runtime.store.setAlias(agentId, args.alias, 'agent');
-          const alias = runtime.store.agent(agentId)?.alias ?? '';
-          const text = alias ? `Agent ${agentId} is now labelled ${JSON.stringify(alias)} in Liveboard.` : `Agent ${agentId} has no alias now.`;
-          return conversation.withContext({ content: [{ type: 'text', text }], structuredContent: { agent_id: agentId, alias } }, { succeeded: true, workdir: undefined });
-        }, runtime.log),
+        // An alias change is not an invocation (never in the timeline); a rejected call is.
+        rejected: (raw) => rejectedCall('set_agent_alias', raw, (r) => (typeof r.alias === 'string' ? `alias (${[...r.alias].length} characters)` : '(no alias)')),
+        run: (args) =>
+          guarded(async () => {
+            const agentId = conversation.agentId;
+            runtime.store.setAlias(agentId, args.alias, 'agent');
+            const alias = runtime.store.agent(agentId)?.alias ?? '';
+            const text = alias ? `Agent ${agentId} is now labelled ${JSON.stringify(alias)} in Liveboard.` : `Agent ${agentId} has no alias now.`;
+            return conversation.withContext({ content: [{ type: 'text', text }], structuredContent: { agent_id: agentId, alias } }, { succeeded: true, workdir: undefined });
+          }, runtime.log),
+      }),
     );
   }
+  serveTools(server, tools, conversation);
   return server;
 }

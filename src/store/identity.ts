@@ -30,11 +30,14 @@ export function newServerId(): string {
 // ALIAS_MAX_CHARS as given -> ALIAS_TOO_LONG.
 export function normalizeAlias(alias: string): string {
   const length = [...alias].length;
-  if (length > ALIAS_MAX_CHARS) {
-    throw new StoreError('ALIAS_TOO_LONG', `alias is ${length} characters; the limit is ${ALIAS_MAX_CHARS} (send "" to clear it)`);
-  }
+  if (length > ALIAS_MAX_CHARS) throw new StoreError('ALIAS_TOO_LONG', aliasTooLongMessage(length));
   // eslint-disable-next-line no-control-regex
   return alias.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+}
+
+// The one text for a too-long alias, whichever check finds it (the tool's schema or the store).
+export function aliasTooLongMessage(length: number): string {
+  return `\`alias\` is ${length.toLocaleString('en-US')} characters; the limit is ${ALIAS_MAX_CHARS} characters: use a 2-7 word label (send "" to clear it)`;
 }
 
 // A recorded text field cut to `max` code points, marked with an ellipsis.

@@ -3,6 +3,9 @@
 // Descriptions carry the defaults and bounds, so a model can act on them.
 
 import { z } from 'zod';
+import { describeJsonType } from '../errors.js';
+import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
+import { WORKDIR_REQUIRED_MESSAGE } from './workdir.js';
 
 export const EXEC_DEFAULT_YIELD_MS = 10_000;
 export const WRITE_STDIN_DEFAULT_YIELD_MS = 1_000;
@@ -21,21 +24,30 @@ export interface SchemaLimits {
   spillCapBytes: number;
 }
 
+// Error texts carry their registered code as a "CODE: " prefix, which tools/validate.ts turns
+// into the result's code; each names its field and says how to fix the call.
+// The error option of a typed field: MISSING_ARGUMENT when absent, INVALID_TYPE otherwise.
+function typed(field: string, expected: string, hint: string, missing = `MISSING_ARGUMENT: \`${field}\` is required: ${hint}`) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      issue.input === undefined ? missing : `INVALID_TYPE: \`${field}\` must be ${expected}, not ${describeJsonType(issue.input)}: ${hint}`,
+  };
+}
+
 const kib = (bytes: number) => (bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`);
 
 function workdirField(limits: SchemaLimits, purpose: string) {
   const described = `Absolute path of an existing directory ${purpose}. Relative paths, missing or non-directory paths are rejected before anything runs.`;
+  const error = typed('workdir', 'a string', 'the absolute path of an existing directory', `WORKDIR_REQUIRED: ${WORKDIR_REQUIRED_MESSAGE}`);
   if (limits.defaultWorkdir !== undefined) {
-    return z.string().optional().describe(`${described} Optional: defaults to ${limits.defaultWorkdir}.`);
+    return z.string(error).optional().describe(`${described} Optional: defaults to ${limits.defaultWorkdir}.`);
   }
-  return z
-    .string({ error: (issue) => (issue.input === undefined ? 'WORKDIR_REQUIRED: workdir is required: pass the absolute path of an existing directory' : undefined) })
-    .describe(`${described} Required.`);
+  return z.string(error).describe(`${described} Required.`);
 }
 
 const yieldField = (defaultMs: number) =>
   z
-    .number({ error: 'yield_time_ms must be a number of milliseconds' })
+    .number(typed('yield_time_ms', 'a number', 'a number of milliseconds'))
     .optional()
     .describe(
       `How long to wait for the command to finish before returning what it printed so far (ms). ` +
@@ -45,14 +57,14 @@ const yieldField = (defaultMs: number) =>
 export function execCommandInput(limits: SchemaLimits) {
   return {
     cmd: z
-      .string({ error: 'cmd must be a string: the shell command line to run' })
-      .min(1, 'cmd is empty: pass the command line to run, e.g. "ls -la"')
+      .string(typed('cmd', 'a string', 'the shell command line to run, e.g. "ls -la"'))
+      .min(1, 'INVALID_VALUE: `cmd` is empty: pass the command line to run, e.g. "ls -la"')
       .describe('Shell command line, run by the shell as `$SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal).'),
     workdir: workdirField(limits, 'to run the command in'),
     yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS),
     timeout_ms: z
-      .number({ error: 'timeout_ms must be a number of milliseconds' })
-      .positive('timeout_ms must be positive: the command is killed after this many milliseconds')
+      .number(typed('timeout_ms', 'a number', 'the command is killed after this many milliseconds'))
+      .positive('INVALID_VALUE: `timeout_ms` must be positive: the command is killed after this many milliseconds')
       .optional()
       .describe(
         `Kill the command (its whole process group) after this many ms. Default and maximum ${limits.maxExecTimeoutMs}; larger values are capped.`,
@@ -63,22 +75,22 @@ export function execCommandInput(limits: SchemaLimits) {
 export function writeStdinInput(limits: SchemaLimits) {
   return {
     session_handle: z
-      .string({ error: 'session_handle is required: pass the handle a running exec_command result returned' })
-      .min(1, 'session_handle is empty: pass the handle a running exec_command result returned')
+      .string(typed('session_handle', 'a string', 'pass the handle a running exec_command result returned'))
+      .min(1, 'INVALID_VALUE: `session_handle` is empty: pass the handle a running exec_command result returned')
       .describe('The session_handle from a result whose status was "running". It is a capability: keep it private.'),
     chars: z
-      .string({ error: 'chars must be a string' })
+      .string(typed('chars', 'a string', 'the text to type; omit it to just poll'))
       .optional()
       .describe('Text to type into the terminal. Include "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. Omit to just poll.'),
     yield_time_ms: yieldField(WRITE_STDIN_DEFAULT_YIELD_MS),
     kill_process: z
-      .boolean({ error: 'kill_process must be true or false' })
+      .boolean(typed('kill_process', 'true or false', 'true kills the command'))
       .optional()
       .describe('true: kill the command and everything it started (SIGKILL to its process group); the result reports "killed".'),
     since_offset: z
-      .number({ error: 'SINCE_OFFSET_INVALID: since_offset must be a number: the output_offset of an earlier result' })
-      .int('SINCE_OFFSET_INVALID: since_offset must be a whole number of bytes: the output_offset of an earlier result')
-      .nonnegative('SINCE_OFFSET_INVALID: since_offset must be 0 or more: the output_offset of an earlier result')
+      .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
+      .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
+      .nonnegative('SINCE_OFFSET_INVALID: `since_offset` must be 0 or more: the output_offset of an earlier result')
       .optional()
       .describe(
         'Deliver the output again from this byte offset of the stream (e.g. the output_offset of the last result you received, if a later reply was lost). ' +
@@ -91,10 +103,10 @@ export function writeStdinInput(limits: SchemaLimits) {
 export function applyPatchInput() {
   return {
     workdir: z
-      .string({ error: (issue) => (issue.input === undefined ? 'WORKDIR_REQUIRED: workdir is required: pass the absolute path of an existing directory' : undefined) })
+      .string(typed('workdir', 'a string', 'the absolute path of an existing directory', `WORKDIR_REQUIRED: ${WORKDIR_REQUIRED_MESSAGE}`))
       .describe('Absolute path of an existing directory. Relative paths in the patch resolve against it; absolute paths are used as they are.'),
     patch: z
-      .string({ error: 'patch is required: pass the patch text, from "*** Begin Patch" to "*** End Patch"' })
+      .string(typed('patch', 'a string', 'pass the patch text, from "*** Begin Patch" to "*** End Patch"'))
       .describe('The patch, from "*** Begin Patch" to "*** End Patch".'),
   };
 }
@@ -159,6 +171,7 @@ export function describeExecCommand(limits: SchemaLimits): string {
     `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
     'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
     `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting, so a long yield_time_ms does not trip the client's request timeout.`,
+    'Unknown argument names, a NUL in cmd or workdir and unpaired surrogates are refused with an error naming the field; nothing runs.',
   ].join(' ');
 }
 
@@ -173,13 +186,14 @@ export const WRITE_STDIN_DESCRIPTION = [
   `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
 ].join(' ');
 
-export const ALIAS_MAX_CHARS = 80;
 
 export function setAgentAliasInput() {
   return {
     alias: z
-      .string({ error: 'alias is required: a short label such as "Rindle implementation", or "" to clear it' })
-      .refine((alias) => [...alias].length <= ALIAS_MAX_CHARS, `alias is longer than ${ALIAS_MAX_CHARS} characters; use a 2-7 word label`)
+      .string(typed('alias', 'a string', 'a short label such as "Rindle implementation", or "" to clear it'))
+      .refine((alias) => [...alias].length <= ALIAS_MAX_CHARS, {
+        error: (issue) => `ALIAS_TOO_LONG: ${aliasTooLongMessage([...String(issue.input)].length)}`,
+      })
       .meta({ maxLength: ALIAS_MAX_CHARS })
       .describe(`A 2-7 word label for this conversation, at most ${ALIAS_MAX_CHARS} characters; "" clears it.`),
   };

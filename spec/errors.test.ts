@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, isErrorCode, quote } from '../src/errors.js';
+
+describe('quote and clipText', () => {
+  it('quote short values whole, as JSON strings', () => {
+    expect(quote('abc')).toBe('"abc"');
+    expect(quote('a\u0000b\ud800')).toBe('"a\\u0000b\\ud800"');
+    expect(clipText('abc')).toBe('abc');
+  });
+
+  it('keep at most 200 characters of a long value and say how many more there were', () => {
+    const text = quote('h'.repeat(1_000_000));
+    expect(text).toBe(`"${'h'.repeat(200)}"… and 999,800 more characters`);
+    expect(clipText('x'.repeat(250), 10)).toBe(`${'x'.repeat(10)}… and 240 more characters`);
+  });
+
+  it('never split a surrogate pair and stay bounded for any input', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 600 }), fc.integer({ min: 1, max: 300 }), (value, max) => {
+        const clipped = clipText(value, max);
+        const kept = clipped.length === value.length ? clipped : clipped.slice(0, clipped.lastIndexOf('… and '));
+        expect(value.startsWith(kept)).toBe(true);
+        expect(kept.length).toBeLessThanOrEqual(max);
+        expect(/\p{Cs}/u.test(kept)).toBe(false); // a well-formed input stays well-formed
+        expect(quote(value, max).length).toBeLessThanOrEqual(6 * max + 50);
+      }),
+    );
+    expect(QUOTE_MAX_CHARS).toBe(200);
+  });
+});
+
+describe('the error code registry', () => {
+  it('holds each code once, with a one-line meaning', () => {
+    for (const [code, meaning] of Object.entries(ERROR_CODES)) {
+      expect(code).toMatch(/^[A-Z][A-Z_]+$/);
+      expect(meaning.length).toBeGreaterThan(10);
+      expect(meaning).not.toContain('\n');
+    }
+    expect(isErrorCode('UNKNOWN_SESSION')).toBe(true);
+    expect(isErrorCode('ENOENT')).toBe(false);
+    expect(isErrorCode('toString')).toBe(false);
+    expect(new ZodexError('UNKNOWN_ARGUMENT', 'x').code).toBe('UNKNOWN_ARGUMENT');
+  });
+
+  it('is listed in the README, code for code', () => {
+    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Arguments and errors'), readme.indexOf('### exec_command'));
+    const listed = section.slice(section.indexOf('`ERROR_CODES`')).match(/`[A-Z][A-Z_]+`/g)?.map((code) => code.slice(1, -1)) ?? [];
+    expect([...new Set(listed.filter((code) => code !== 'ERROR_CODES'))].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+});
