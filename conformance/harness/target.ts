@@ -21,6 +21,7 @@ export type TargetName = 'stdio' | 'http' | 'container' | 'sandbox' | 'remote-st
 export interface ServerOptions {
   args?: string[]; // extra zodexd flags (managed targets only)
   env?: Record<string, string>;
+  cwd?: string; // the directory zodexd is started in (managed targets only)
 }
 
 // A zodexd this suite started: its process, for tests that look at it from outside.
@@ -59,10 +60,11 @@ export function splitCommand(command: string): string[] {
 }
 
 // Starts `zodexd --transport http --listen 127.0.0.1:0 ...` and waits for its "serving" line.
-export async function startHttpServer(args: string[] = [], env: Record<string, string> = {}): Promise<ManagedServer & { url: string }> {
+export async function startHttpServer(args: string[] = [], env: Record<string, string> = {}, cwd?: string): Promise<ManagedServer & { url: string }> {
   const hasListen = args.some((arg) => arg === '--listen' || arg.startsWith('--listen='));
   const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', ...(hasListen ? [] : ['--listen', '127.0.0.1:0']), ...args], {
     env: { ...process.env, ...env },
+    ...(cwd ? { cwd } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -104,7 +106,7 @@ function stdioTarget(name: TargetName, command: string[] | undefined): Target {
     transport: 'stdio',
     async connect(options = {}) {
       const [file, ...args] = command ?? [process.execPath, ZODEXD, ...(options.args ?? [])];
-      const transport = new StdioClientTransport({ command: file!, args, env: { ...(process.env as Record<string, string>), ...options.env }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: file!, args, env: { ...(process.env as Record<string, string>), ...options.env }, stderr: 'pipe', ...(command === undefined && options.cwd ? { cwd: options.cwd } : {}) });
       let stderr = '';
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const client = newClient();
@@ -152,7 +154,7 @@ function httpTarget(name: TargetName, remote: { url: string; headers: Record<str
         const { client } = await connectHttp(remote.url, remote.headers);
         return { client, server: undefined, endpoint: remote, close: () => client.close() };
       }
-      const server = await startHttpServer(options.args, options.env);
+      const server = await startHttpServer(options.args, options.env, options.cwd);
       const token = options.env?.ZODEX_AUTH_TOKEN;
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       const { client, transport } = await connectHttp(server.url, headers);

@@ -1,5 +1,8 @@
 // The MCP surface of seed 000: tools, instructions, annotations, schemas, result shape.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, requirement } from '../harness/fixtures.js';
 
 requirement('surface.three-tools', async ({ zodex }) => {
@@ -61,4 +64,37 @@ requirement('surface.no-control-plane', async ({ zodex }) => {
   const names = tools.map((tool) => tool.name);
   for (const name of names) expect(name).not.toMatch(/publish|pull|pr$|github|history|config|tunnel|stop|start|server|admin|permission/i);
   expect(names.filter((name) => !['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'].includes(name))).toEqual([]);
+});
+
+requirement('surface.annotations-truthful', async ({ zodex }) => {
+  const annotationsOf = async (args: string[]) => {
+    const z = await zodex({ args });
+    const { tools } = await z.client.listTools();
+    return Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+  };
+  const truthful = await annotationsOf(['--annotations', 'truthful']);
+  for (const name of ['exec_command', 'write_stdin', 'apply_patch']) {
+    expect(truthful[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  }
+  expect(truthful.set_agent_alias).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+  const seed = await annotationsOf(['--annotations', 'seed']);
+  expect(seed).toEqual(await annotationsOf([]));
+  for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']) {
+    expect(seed[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+  }
+});
+
+requirement('surface.instructions-start-dir', async ({ zodex }) => {
+  // Codex shows the model only the first 512 characters of the instructions.
+  const startDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-start-')));
+  const local = (await zodex({ cwd: startDir })).client.getInstructions() ?? '';
+  expect(local).toMatch(/^zodex remote execution tools\b/);
+  const essentials = local.slice(0, 512);
+  expect(essentials).toContain(`First workdir: ${startDir} (where zodexd was started; guidance, not a boundary)`);
+  expect(essentials).toContain('set_agent_alias');
+  const sprite = (await zodex({ cwd: startDir, args: ['--mode', 'sprite'] })).client.getInstructions() ?? '';
+  expect(sprite).toMatch(/^zodex remote execution tools\b/);
+  expect(sprite).not.toContain(startDir);
+  expect(sprite).not.toContain('set_agent_alias');
+  fs.rmSync(startDir, { recursive: true, force: true });
 });

@@ -19,6 +19,19 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   throw new Error(`zodexd ${argv.join(' ')} was accepted`);
 }
 
+describe('--annotations', () => {
+  it('defaults to seed, takes truthful from the flag or ZODEX_ANNOTATIONS, and refuses anything else', () => {
+    expect(config([]).annotations).toBe('seed');
+    expect(config(['--annotations', 'truthful']).annotations).toBe('truthful');
+    expect(config([], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('truthful');
+    expect(config(['--annotations', 'seed'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('seed');
+    expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of seed, truthful; write e.g. --annotations seed');
+  });
+  it('records the directory zodexd was started in', () => {
+    expect(config([]).startDir).toBe(process.cwd());
+  });
+});
+
 describe('CLI defaults and precedence', () => {
   it('defaults to stdio, 127.0.0.1:7391, local mode', () => {
     const c = config([]);

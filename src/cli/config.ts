@@ -29,6 +29,9 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 export type Transport = 'stdio' | 'http';
 export type Mode = 'local' | 'sprite';
+// seed: every tool read-only and not destructive (seed 000); truthful: the tools that run
+// commands or write files say so, so clients that gate on annotations ask first.
+export type Annotations = 'seed' | 'truthful';
 
 export interface ListenAddress {
   host: string; // as given, without IPv6 brackets
@@ -40,6 +43,9 @@ export interface Config {
   listen: ListenAddress;
   allowHosts: string[]; // lower-case host names, no ports
   mode: Mode;
+  annotations: Annotations;
+  // The directory zodexd was started in: in Local mode, offered as the first workdir.
+  startDir: string;
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
   inlineLimitBytes: number;
@@ -76,6 +82,7 @@ const options = {
   listen: { type: 'string' },
   'allow-host': { type: 'string', multiple: true },
   mode: { type: 'string' },
+  annotations: { type: 'string' },
   'default-workdir': { type: 'string' },
   'max-exec-timeout-ms': { type: 'string' },
   'inline-limit-bytes': { type: 'string' },
@@ -213,6 +220,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const notices: string[] = [];
   const transport = oneOf('--transport', flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
   const mode = oneOf('--mode', flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
+  const annotations = oneOf('--annotations', flags.annotations ?? (env.ZODEX_ANNOTATIONS || 'seed'), ['seed', 'truthful'] as const);
 
   if (transport === 'stdio') {
     if (flags.listen !== undefined) {
@@ -275,6 +283,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     listen,
     allowHosts,
     mode,
+    annotations,
+    startDir: process.cwd(),
     defaultWorkdir: flags['default-workdir'] === undefined ? undefined : checkDirectory('--default-workdir', flags['default-workdir']),
     maxExecTimeoutMs,
     inlineLimitBytes,
@@ -306,7 +316,7 @@ export const USAGE = `Usage: zodexd [options]
 
 Serves zodex's MCP tools (exec_command, write_stdin, apply_patch) over stdio or streamable HTTP.
 
-Transport (seed 003):
+Transport:
   --transport stdio|http      stdio (default) or HTTP at http://HOST:PORT/mcp   [env ZODEX_TRANSPORT]
   --listen HOST:PORT          HTTP address (default ${DEFAULT_LISTEN}; port 0 = any free port;
                               wildcards 0.0.0.0, ::, :PORT are refused)          [env ZODEX_LISTEN]
@@ -325,6 +335,10 @@ Transport (seed 003):
 Execution:
   --mode local|sprite         local (default): login-shell environment, set_agent_alias;
                               sprite: sandbox, bash in the server's environment   [env ZODEX_MODE]
+  --annotations seed|truthful seed (default): every tool readOnlyHint true, destructiveHint false;
+                              truthful: exec_command, write_stdin, apply_patch readOnlyHint false,
+                              destructiveHint true, so clients that gate on them ask first
+                                                                          [env ZODEX_ANNOTATIONS]
   --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
   --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${DEFAULT_MAX_EXEC_TIMEOUT_MS})
   --max-sessions N            commands running at once (default ${DEFAULT_MAX_SESSIONS})

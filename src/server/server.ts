@@ -1,5 +1,5 @@
 // The MCP server of one conversation: instructions, capabilities and the tools, defined with
-// their strict zod schemas and seed 000's annotations (served by tools.ts, which validates);
+// their strict zod schemas and the annotations --annotations picks (served by tools.ts, which validates);
 // every call goes through the conversation, which records it and adds zodex_context.
 // Knows no transport.
 
@@ -21,17 +21,11 @@ import {
   type SchemaLimits,
 } from '../tools/schemas.js';
 import type { Conversation, InvocationInfo } from './conversation.js';
+import { annotationsFor, instructionsFor } from './instructions.js';
 import { guarded } from './results.js';
 import { defineTool, serveTools, type Extra, type ToolEntry } from './tools.js';
 import { VERSION, type Runtime } from './runtime.js';
 
-export const INSTRUCTIONS =
-  'zodex remote execution tools. ' +
-  'Use them whenever a task needs this machine: exec_command runs a shell command (always pass an absolute workdir), ' +
-  'write_stdin polls, types into or kills a command that is still running, and apply_patch edits files with a Codex-style patch.';
-
-// Seed 000: every tool carries these, describing the MCP surface, not what a command may do.
-export const TOOL_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
 
 function callControl(extra: Extra): CallControl {
   const token = extra._meta?.progressToken;
@@ -64,7 +58,7 @@ const field = (raw: Record<string, unknown>, name: string): string => (typeof ra
 
 export function createMcpServer(runtime: Runtime, conversation: Conversation): McpServer {
   const { config, engine } = runtime;
-  const server = new McpServer({ name: 'zodex', version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  const server = new McpServer({ name: 'zodex', version: VERSION }, { instructions: instructionsFor(config), capabilities: { tools: {} } });
   const limits: SchemaLimits = {
     maxExecTimeoutMs: config.maxExecTimeoutMs,
     defaultWorkdir: config.defaultWorkdir,
@@ -91,7 +85,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
       description: describeExecCommand(limits),
       input: execCommandInput(limits),
       output,
-      annotations: TOOL_ANNOTATIONS,
+      annotations: annotationsFor(config.annotations, 'exec_command'),
       rejected: (raw) => rejectedCall('exec_command', raw, (r) => field(r, 'cmd')),
       run: (args, extra) =>
         conversation.invoke({ tool: 'exec_command', workdir: args.workdir ?? config.defaultWorkdir, summary: args.cmd }, async () => ({
@@ -105,7 +99,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
       description: WRITE_STDIN_DESCRIPTION,
       input: writeStdinInput(limits),
       output,
-      annotations: TOOL_ANNOTATIONS,
+      annotations: annotationsFor(config.annotations, 'write_stdin'),
       // never the typed text: only what the call was, as for an accepted one
       rejected: (raw) =>
         rejectedCall('write_stdin', raw, (r) =>
@@ -122,7 +116,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
       title: 'Apply a Codex-style patch',
       description: APPLY_PATCH_DESCRIPTION,
       input: applyPatchInput(),
-      annotations: TOOL_ANNOTATIONS,
+      annotations: annotationsFor(config.annotations, 'apply_patch'),
       rejected: (raw) => rejectedCall('apply_patch', raw, (r) => (typeof r.patch === 'string' ? describePatch(r.patch) : '(no patch)')),
       run: (args) =>
         conversation.invoke({ tool: 'apply_patch', workdir: args.workdir, summary: describePatch(args.patch) }, async () => ({
@@ -139,7 +133,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
         description: SET_AGENT_ALIAS_DESCRIPTION,
         input: setAgentAliasInput(),
         output: aliasResultShape(),
-        annotations: TOOL_ANNOTATIONS,
+        annotations: annotationsFor(config.annotations, 'set_agent_alias'),
         // An alias change is not an invocation (never in the timeline); a rejected call is.
         rejected: (raw) => rejectedCall('set_agent_alias', raw, (r) => (typeof r.alias === 'string' ? `alias (${[...r.alias].length} characters)` : '(no alias)')),
         run: (args) =>

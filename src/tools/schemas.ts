@@ -34,7 +34,12 @@ function typed(field: string, expected: string, hint: string, missing = `MISSING
   };
 }
 
-const kib = (bytes: number) => (bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`);
+// A byte count as a model reads it: MiB or KiB when exact, else bytes.
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
 
 function workdirField(limits: SchemaLimits, purpose: string) {
   const described = `Absolute path of an existing directory ${purpose}. Relative paths, missing or non-directory paths are rejected before anything runs.`;
@@ -94,8 +99,8 @@ export function writeStdinInput(limits: SchemaLimits) {
       .optional()
       .describe(
         'Deliver the output again from this byte offset of the stream (e.g. the output_offset of the last result you received, if a later reply was lost). ' +
-          `Offsets count bytes of the decoded stream, the bytes output_file holds. Retained: the whole stream while it is within ${kib(limits.inlineLimitBytes)}, ` +
-          `then output_file (first ${kib(limits.spillCapBytes)}) and the last ${kib(limits.tailFileBytes)}; an offset between them fails with SINCE_OFFSET_NOT_RETAINED, one past the end with SINCE_OFFSET_AHEAD.`,
+          `Offsets count bytes of the decoded stream, the bytes output_file holds. Retained: the whole stream while it is within ${formatBytes(limits.inlineLimitBytes)}, ` +
+          `then output_file (first ${formatBytes(limits.spillCapBytes)}) and the last ${formatBytes(limits.tailFileBytes)}; an offset between them fails with SINCE_OFFSET_NOT_RETAINED, one past the end with SINCE_OFFSET_AHEAD.`,
       ),
   };
 }
@@ -164,8 +169,8 @@ export function describeExecCommand(limits: SchemaLimits): string {
     'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill.',
     'Output is stdout and stderr interleaved as the terminal saw them, with ANSI escape sequences removed and "\\r\\n" turned into "\\n".',
     'A line redrawn with "\\r" (a progress bar) is shown in its last state only.',
-    `When a command prints more than ${kib(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${kib(limits.spillCapBytes)} kept; past that, the last ${kib(limits.tailFileBytes)} in output_tail_file)`,
-    `and what is new is shown whole if it fits ${kib(limits.previewBytes)}, else as output_head (its first ${kib(limits.headBytes)}), output_omitted (one line: the lines and bytes between, and the sed command that reads them) and output (its last lines);`,
+    `When a command prints more than ${formatBytes(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${formatBytes(limits.spillCapBytes)} kept; past that, the last ${formatBytes(limits.tailFileBytes)} in output_tail_file)`,
+    `and what is new is shown whole if it fits ${formatBytes(limits.previewBytes)}, else as output_head (its first ${formatBytes(limits.headBytes)}), output_omitted (one line: the lines and bytes between, and the sed command that reads them) and output (its last lines);`,
     "output_chars and output_lines count the whole stream. Read the file with later commands, e.g. `sed -n '1,200p' FILE`, `tail -n 100 FILE` or `grep -n PATTERN FILE`.",
     'output_offset counts the stream bytes delivered so far: write_stdin since_offset delivers again from an offset, so a lost reply loses no output.',
     `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,

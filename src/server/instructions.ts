@@ -1,0 +1,43 @@
+// The server instructions and tool annotations a conversation announces, from the config.
+// Codex reads only the first 512 characters of the instructions, so the essentials (the tools,
+// the workdir rule, the first workdir, set_agent_alias) come first; details follow.
+
+import type { Annotations, Config } from '../cli/config.js';
+
+// Codex truncates server instructions to this many characters.
+export const INSTRUCTIONS_ESSENTIAL_CHARS = 512;
+
+export function instructionsFor(config: Pick<Config, 'mode' | 'startDir' | 'defaultWorkdir'>): string {
+  const local = config.mode === 'local';
+  const workdir =
+    config.defaultWorkdir !== undefined
+      ? `exec_command may omit workdir (default ${config.defaultWorkdir}); apply_patch needs one.`
+      : local
+        ? `First workdir: ${config.startDir} (where zodexd was started; guidance, not a boundary) unless the task names another.`
+        : undefined;
+  return [
+    'zodex remote execution tools.',
+    'Use them whenever a task needs this machine.',
+    'exec_command runs a shell command (always pass an absolute workdir); write_stdin polls, types into or kills one still running;',
+    'apply_patch edits files with a Codex-style patch.',
+    ...(workdir ? [workdir] : []),
+    ...(local ? ['Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.'] : []),
+    'A command still running after yield_time_ms returns a session_handle; pass a short yield_time_ms for interactive programs.',
+    'Large output goes to output_file: read it with sed -n, tail or grep.',
+  ].join(' ');
+}
+
+const SEED = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
+const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false } as const;
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  openWorldHint: boolean;
+}
+
+// seed: seed 000's annotations on every tool (they describe the MCP surface). truthful: the
+// tools that run commands or write files are marked as acting; set_agent_alias only labels.
+export function annotationsFor(setting: Annotations, tool: 'exec_command' | 'write_stdin' | 'apply_patch' | 'set_agent_alias'): ToolAnnotations {
+  return setting === 'truthful' && tool !== 'set_agent_alias' ? ACTS : SEED;
+}
