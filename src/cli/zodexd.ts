@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The zodexd entry: parse argv and environment, then serve over the chosen transport.
-// Usage errors print one line to stderr and exit 2, with nothing on stdout.
+// Usage errors print one line to stderr and exit 2, with nothing on stdout. On a terminal,
+// stdio says on stderr what it waits for and how a client connects.
 
 import { createRuntime, VERSION } from '../server/runtime.js';
 import { serveHttp } from '../transport/http.js';
 import { serveStdio } from '../transport/stdio.js';
 import { parseCli, UsageError, USAGE } from './config.js';
+import { terminalHint } from './terminal-hint.js';
 
 function log(message: string): void {
   process.stderr.write(`zodexd: ${message}\n`);
@@ -39,7 +41,10 @@ async function main(): Promise<void> {
     throw error;
   });
   if (config.transport === 'http') await serveHttp(runtime);
-  else await serveStdio(runtime);
+  else {
+    if (process.stdin.isTTY) for (const line of terminalHint()) log(line);
+    await serveStdio(runtime);
+  }
 }
 
 main().catch((error: unknown) => {
