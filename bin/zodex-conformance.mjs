@@ -11,13 +11,28 @@
 // as not applicable.
 
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const installed = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Playwright compiles TypeScript only outside node_modules: installed from a package, the suite
+// runs from a private copy whose node_modules is a link to the one zodex was installed into.
+function runnableRoot() {
+  const parts = installed.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  if (at < 0) return { root: installed, cleanup: () => {} };
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-suite-'));
+  for (const part of ['package.json', 'conformance', 'spec/patch/scenarios']) {
+    fs.cpSync(path.join(installed, part), path.join(copy, part), { recursive: true });
+  }
+  fs.symlinkSync(parts.slice(0, at + 1).join(path.sep), path.join(copy, 'node_modules'), 'dir');
+  return { root: copy, cleanup: () => fs.rmSync(copy, { recursive: true, force: true }) };
+}
 const usage = 'usage: zodex-conformance --stdio "CMD ARGS" | --url URL [--header "K: V"]... [--workers N] [--grep PATTERN]';
 
 let flags;
@@ -54,9 +69,12 @@ const env = {
   ...(flags.stdio ? { ZODEX_CONFORMANCE_STDIO: flags.stdio } : { ZODEX_CONFORMANCE_URL: flags.url, ZODEX_CONFORMANCE_HEADERS: (flags.header ?? []).join('\n') }),
   ...(flags.workers ? { ZODEX_CONFORMANCE_WORKERS: flags.workers } : {}),
 };
-const playwright = path.join(root, 'node_modules/@playwright/test/cli.js');
+// Resolved, not joined: installed from a tarball, @playwright/test sits beside zodex, not in it.
+const { root, cleanup } = runnableRoot();
+const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
 const args = [playwright, 'test', '-c', path.join(root, 'conformance/playwright.config.ts'), '--reporter', path.join(root, 'conformance/harness/table-reporter.ts')];
 if (flags.grep) args.push('--grep', flags.grep);
 const run = spawnSync(process.execPath, args, { env, stdio: 'inherit', cwd: root });
+cleanup();
 console.log(`table: ${path.join(results, 'requirements.md')}`);
 process.exit(run.status === 0 ? 0 : 1);

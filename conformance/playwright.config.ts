@@ -54,7 +54,7 @@ const browserProject: Project<PlaywrightTestOptions & SuiteOptions, PlaywrightWo
 const containerProject: Project<SuiteOptions> = {
   name: 'container',
   testDir: './containers',
-  testMatch: ['client.spec.ts', 'compose.spec.ts'],
+  testMatch: ['client.spec.ts', 'bridge.spec.ts', 'compose.spec.ts'],
   use: { target: 'container' },
 };
 

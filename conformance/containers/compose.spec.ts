@@ -43,12 +43,25 @@ requirement('compose.demo', async () => {
     expect(transcript).toMatch(/agent: ok: a command runs in the sandbox/);
     expect(transcript).toMatch(/agent: ok: a patch applies/);
     expect(transcript).toMatch(/agent: ok: an interactive session answers/);
+    // The interactive step passes a short yield instead of waiting out the 10 s default.
+    expect(transcript).toMatch(/agent: exec_command: still running after [0-4]\.\ds; use session_handle H to poll/);
     expect(transcript).toContain('agent: transcript complete: all steps passed');
 
     // The published port answers on the host's loopback, and without the token it is refused.
     const refused = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+
+    // One init only: the image's tini is PID 1, so it never warns that it is not.
+    const serverLogs = await environment.getContainer('zodexd_1').logs();
+    let serverLog = '';
+    await new Promise<void>((resolve) => {
+      serverLogs.on('data', (chunk: Buffer | string) => (serverLog += chunk.toString()));
+      serverLogs.on('end', () => resolve());
+      setTimeout(resolve, 2_000); // a running container's log stream stays open
+    });
+    expect(serverLog).toContain('serving over http on');
+    expect(serverLog).not.toContain('Tini is not running as PID 1');
   } finally {
     await environment.down({ timeout: 5_000 });
   }

@@ -121,10 +121,20 @@ export async function runClientSuite(url: string, extraArgs: string[] = []): Pro
   return { exitCode, output, results };
 }
 
-// A one-off command in the client image (host network, host.docker.internal -> loopback).
-export async function runInClientImage(entrypoint: string[]): Promise<string> {
-  const { stdout } = await run('docker', ['run', '--rm', '--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1', '--entrypoint', entrypoint[0]!, CLIENT_IMAGE, ...entrypoint.slice(1)], {
-    timeout: 60_000,
+// A one-off command in the client image: on the host network with host.docker.internal mapped
+// to this host's loopback (default), or on Docker's default bridge with it mapped to the
+// bridge gateway ('bridge', Docker Engine's `host-gateway`).
+export async function runInClientImage(entrypoint: string[], network: 'host' | 'bridge' = 'host'): Promise<string> {
+  const where = network === 'host' ? ['--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1'] : ['--add-host', 'host.docker.internal:host-gateway'];
+  const { stdout } = await run('docker', ['run', '--rm', ...where, '--entrypoint', entrypoint[0]!, CLIENT_IMAGE, ...entrypoint.slice(1)], {
+    timeout: 5 * 60_000,
+    maxBuffer: 16 * 1024 * 1024,
   });
   return stdout;
+}
+
+// The address of Docker's default bridge on this host (172.17.0.1 unless configured otherwise).
+export async function bridgeGateway(): Promise<string> {
+  const { stdout } = await run('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}'], { timeout: 30_000 });
+  return stdout.trim();
 }

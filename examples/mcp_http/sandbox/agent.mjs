@@ -26,7 +26,7 @@ const { tools } = await client.listTools();
 say(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
 check(['apply_patch', 'exec_command', 'write_stdin'].every((name) => tools.some((tool) => tool.name === name)), 'the three tools are listed');
 
-const exec = async (cmd) => (await client.callTool({ name: 'exec_command', arguments: { cmd, workdir } })).structuredContent;
+const exec = async (cmd, extra = {}) => (await client.callTool({ name: 'exec_command', arguments: { cmd, workdir, ...extra } })).structuredContent;
 const where = await exec('echo "$(id -un) on $(hostname) in $(pwd)"');
 say(`exec_command: ${where.summary}: ${where.output.trim()}`);
 check(where.exit_code === 0, 'a command runs in the sandbox');
@@ -42,7 +42,10 @@ const read = await exec('cat hello.txt && rm hello.txt');
 say(`exec_command: ${read.output.trim()}`);
 check(read.output === 'hello from the agent\n', 'the patched file holds what the patch wrote');
 
-const session = await exec('read name; echo "hello, $name"');
+// A program waiting for input never exits: a short yield returns its handle at once, instead
+// of waiting out the 10 s default.
+const session = await exec('read name; echo "hello, $name"', { yield_time_ms: 500 });
+say(`exec_command: ${session.summary.replace(session.session_handle, 'H')}`);
 const answer = (await client.callTool({ name: 'write_stdin', arguments: { session_handle: session.session_handle, chars: 'compose\n', yield_time_ms: 5000 } })).structuredContent;
 say(`write_stdin: ${answer.summary}: ${answer.output.trim().split('\n').pop()}`);
 check(answer.output.includes('hello, compose'), 'an interactive session answers');
