@@ -9,7 +9,7 @@ requirement('container.bridge-gateway', async () => {
   // Linux Docker Engine without host networking: zodexd binds the bridge gateway with a token,
   // and a container on the default bridge dials host.docker.internal (--add-host ...:host-gateway).
   test.setTimeout(6 * 60_000);
-  const gateway = await bridgeGateway();
+  const gateway = bridgeGateway();
   const token = 'bridge-conformance-token-0123456789abcdef';
   const bridged = await startHttpServer(['--listen', `${gateway}:0`], { ZODEX_AUTH_TOKEN: token });
   try {

@@ -133,8 +133,10 @@ export async function runInClientImage(entrypoint: string[], network: 'host' | '
   return stdout;
 }
 
-// The address of Docker's default bridge on this host (172.17.0.1 unless configured otherwise).
-export async function bridgeGateway(): Promise<string> {
-  const { stdout } = await run('docker', ['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}'], { timeout: 30_000 });
-  return stdout.trim();
+// The address of Docker's default bridge on this host (docker0, 172.17.0.1 unless configured
+// otherwise); Docker 20.10 leaves the gateway out of `docker network inspect bridge`.
+export function bridgeGateway(): string {
+  const address = os.networkInterfaces().docker0?.find((entry) => entry.family === 'IPv4')?.address;
+  if (!address) throw new Error('no docker0 interface with an IPv4 address: is Docker Engine running with its default bridge?');
+  return address;
 }

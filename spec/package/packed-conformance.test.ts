@@ -14,7 +14,7 @@ import { offlineLock, packageJson } from './offline-lock.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-packed-'));
-afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }), 120_000);
 
 it('runs from a tarball installed into an empty folder and passes against zodexd', () => {
   const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--loglevel=error'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
