@@ -1,0 +1,74 @@
+// The README's shell blocks, line by line, as a newcomer runs them on a fresh clone after
+// `npm ci`: every program is one that exists there (npm scripts, the package's bins through
+// npx), zodexd's flags parse, zodex's subcommands exist, and no client config uses `npm start`.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseCli, splitWords } from './readme-words.js';
+import { COMMANDS } from '../../src/cli/zodex.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
+const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+
+function shellLines(markdown: string): string[] {
+  const lines: string[] = [];
+  let inside = false;
+  for (const line of markdown.split('\n')) {
+    if (/^```sh\s*$/.test(line)) inside = true;
+    else if (/^```/.test(line)) inside = false;
+    else if (inside) lines.push(line);
+  }
+  return lines;
+}
+
+// One command line without its comment, split at && into commands, each without leading VAR=value.
+function commands(line: string): string[][] {
+  const code = line.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
+  return code
+    .split('&&')
+    .map((part) => splitWords(part.trim().replace(/^(?:[A-Z_]+=(?:\$\([^)]*\)|\S+)\s+)+/, '')))
+    .filter((words) => words.length > 0);
+}
+
+describe('README commands', () => {
+  const all = shellLines(readme).flatMap(commands);
+  it('has commands to check', () => expect(all.length).toBeGreaterThan(10));
+
+  for (const words of all) {
+    const line = words.join(' ');
+    it(line, () => {
+      const [program, ...args] = words;
+      if (program === 'npm') {
+        const [verb, script] = args;
+        if (verb === 'run') expect(Object.keys(pkg.scripts)).toContain(script);
+        else expect(['ci', 'start', 'test', 'link', 'pack']).toContain(verb);
+      } else if (program === 'npx') {
+        const [bin, ...rest] = args;
+        expect(Object.keys(pkg.bin), 'npx runs one of the package bins').toContain(bin);
+        if (bin === 'zodexd') {
+          // the placeholders the README marks: a token for a non-loopback bind, a token file
+          const request = parseCli(rest, { ZODEX_AUTH_TOKEN: '0123456789abcdef0123456789abcdef' });
+          expect(request.kind).toBe('run');
+        }
+        if (bin === 'zodex') expect(Object.keys(COMMANDS)).toContain(rest[0]);
+      } else {
+        // only inside a session, where the README says how it gets on PATH
+        expect(program, 'a bare program the README does not say how to get').toBe('zodex-agent');
+        expect(readme).toMatch(/`zodex-agent` runs inside a session, where\s+it must be on PATH/);
+      }
+    });
+  }
+
+  it('marks its placeholder addresses and paths as placeholders', () => {
+    expect(readme).toMatch(/`10\.0\.0\.5` is a placeholder/);
+    expect(readme).toMatch(/`\/path\/to\/zodex` is a placeholder/);
+  });
+
+  it('has no client configuration that starts zodexd with npm start', () => {
+    const configs = [readme, ...fs.readdirSync(path.join(repo, 'examples/mcp_http/sandbox')).map((file) => fs.readFileSync(path.join(repo, 'examples/mcp_http/sandbox', file), 'utf8'))];
+    for (const text of configs) expect(text).not.toMatch(/"command":\s*"npm"|command\s*=\s*"npm"/);
+  });
+});
