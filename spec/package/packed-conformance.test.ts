@@ -31,6 +31,7 @@ it('runs from a tarball installed into an empty folder and passes against zodexd
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|ZODEX_CONFORMANCE_)/i.test(name)));
   const run = spawnSync('npx', ['--no-install', 'zodex-conformance', '--stdio', `node ${path.join(repo, 'dist/cli/zodexd.js')}`], { cwd: folder, env, encoding: 'utf8', timeout: 840_000 });
   const total = /^remote-stdio: (?:(\d+) n\/a, )?(\d+) passed$/m.exec(run.stdout);
+  console.log(total?.[0]);
   expect(total, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`).not.toBeNull();
   expect(Number(total![2])).toBeGreaterThan(40);
   expect(run.stdout).not.toMatch(/ failed/);
