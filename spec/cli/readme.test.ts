@@ -2,6 +2,7 @@
 // `npm ci`: every program is one that exists there (npm scripts, the package's bins through
 // npx), zodexd's flags parse, zodex's subcommands exist, and no client config uses `npm start`.
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +17,15 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
 function shellLines(markdown: string): string[] {
   const lines: string[] = [];
   let inside = false;
+  let pending = '';
   for (const line of markdown.split('\n')) {
     if (/^```sh\s*$/.test(line)) inside = true;
     else if (/^```/.test(line)) inside = false;
-    else if (inside) lines.push(line);
+    else if (inside && /\\$/.test(line)) pending += `${line.slice(0, -1)} `; // a continued line
+    else if (inside) {
+      lines.push(pending + line);
+      pending = '';
+    }
   }
   return lines;
 }
@@ -54,10 +60,13 @@ describe('README commands', () => {
           expect(request.kind).toBe('run');
         }
         if (bin === 'zodex') expect(Object.keys(COMMANDS)).toContain(rest[0]);
-      } else {
+      } else if (program === 'zodex-agent') {
         // only inside a session, where the README says how it gets on PATH
-        expect(program, 'a bare program the README does not say how to get').toBe('zodex-agent');
         expect(readme).toMatch(/`zodex-agent` runs inside a session, where\s+it must be on PATH/);
+      } else {
+        // the package's bins are not on PATH after npm ci; anything else is the system's
+        expect(Object.keys(pkg.bin), `${program} is not on PATH after npm ci: write npx ${program}`).not.toContain(program);
+        expect(spawnSync('sh', ['-c', 'command -v "$0"', program!]).status, `${program} is not a program on this machine`).toBe(0);
       }
     });
   }
