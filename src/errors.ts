@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   SESSION_EXITED: 'the session has ended; its handle is spent',
   SPAWN_FAILED: 'the shell could not be started',
   SHUTTING_DOWN: 'the server is draining and starts no new commands',
+  CANCELLED: 'the client cancelled the call; nothing was reported or taken (clients discard this result)',
   SINCE_OFFSET_INVALID: 'write_stdin since_offset is not a whole number of bytes, 0 or more',
   SINCE_OFFSET_AHEAD: 'write_stdin since_offset is past the end of the stream so far',
   SINCE_OFFSET_NOT_RETAINED: 'write_stdin since_offset points into the part of the stream that was not kept',

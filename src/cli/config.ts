@@ -20,6 +20,9 @@ export const DEFAULT_TAIL_FILE_BYTES = 1024 * 1024; // last bytes kept past the 
 export const DEFAULT_SPILL_CAP_BYTES = 16 * 1024 * 1024; // seed 002: 16 MiB per file
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3_600_000; // seed 002: 24 hours
 export const DEFAULT_MAX_SESSIONS = 64;
+// Under every default client request timeout measured (bench/results/client-timeouts.json): 60 s.
+export const DEFAULT_MAX_YIELD_MS = 30_000;
+export const MAX_MAX_YIELD_MS = 3_600_000;
 export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
 export const DEFAULT_DRAIN_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -48,6 +51,7 @@ export interface Config {
   startDir: string;
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
+  maxYieldMs: number; // no exec_command or write_stdin call waits longer
   inlineLimitBytes: number;
   previewBytes: number;
   headBytes: number;
@@ -85,6 +89,7 @@ const options = {
   annotations: { type: 'string' },
   'default-workdir': { type: 'string' },
   'max-exec-timeout-ms': { type: 'string' },
+  'max-yield-ms': { type: 'string' },
   'inline-limit-bytes': { type: 'string' },
   'preview-bytes': { type: 'string' },
   'head-bytes': { type: 'string' },
@@ -246,6 +251,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const maxExecTimeoutMs = parseCount('--max-exec-timeout-ms', flags['max-exec-timeout-ms'], DEFAULT_MAX_EXEC_TIMEOUT_MS);
+  const maxYieldMs = parseCount('--max-yield-ms', flags['max-yield-ms'], DEFAULT_MAX_YIELD_MS, 0);
+  if (maxYieldMs > MAX_MAX_YIELD_MS) {
+    throw new UsageError(`--max-yield-ms must be at most ${MAX_MAX_YIELD_MS} (1 hour); got ${maxYieldMs}. Clients time out long before that`);
+  }
   const inlineLimitBytes = parseCount('--inline-limit-bytes', flags['inline-limit-bytes'], DEFAULT_INLINE_LIMIT_BYTES, 256);
   const previewBytes = Math.min(parseCount('--preview-bytes', flags['preview-bytes'], DEFAULT_PREVIEW_BYTES, 64), inlineLimitBytes);
   // The head takes at most half of the preview, so the tail (where errors usually are) keeps room.
@@ -287,6 +296,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     startDir: process.cwd(),
     defaultWorkdir: flags['default-workdir'] === undefined ? undefined : checkDirectory('--default-workdir', flags['default-workdir']),
     maxExecTimeoutMs,
+    maxYieldMs,
     inlineLimitBytes,
     previewBytes,
     headBytes,
@@ -341,6 +351,9 @@ Execution:
                                                                           [env ZODEX_ANNOTATIONS]
   --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
   --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${DEFAULT_MAX_EXEC_TIMEOUT_MS})
+  --max-yield-ms N            cap on yield_time_ms of exec_command and write_stdin: no call waits
+                              longer (default ${DEFAULT_MAX_YIELD_MS}, under the 60 s request timeout
+                              of common clients, which progress notifications do not extend)
   --max-sessions N            commands running at once (default ${DEFAULT_MAX_SESSIONS})
 
 Output:

@@ -11,7 +11,7 @@ import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
 import { spawnPty } from './pty.js';
 import { StandbyPool } from './standby.js';
-import { Session, type SessionReport } from './session.js';
+import { Session, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './spill.js';
 
 export interface EngineOptions {
@@ -138,11 +138,12 @@ export class ExecEngine {
     return session;
   }
 
-  // Waits until the session ends or `yieldMs` passes (or, with `answerSettleMs`, until it
-  // answers typed input), then reports. A report carrying the exit retires the handle.
-  async collect(session: Session, yieldMs: number, signal?: AbortSignal, answerSettleMs?: number): Promise<SessionReport> {
-    const deadline = Date.now() + yieldMs;
-    await (answerSettleMs === undefined ? session.waitForEnd(deadline, signal) : session.waitForAnswer(deadline, answerSettleMs, signal));
+  // Waits until the session ends or `yieldMs` passes (or earlier: see WaitOptions), then
+  // reports. A report carrying the exit retires the handle. A call whose signal aborted takes
+  // no report: the output and the exit stay for the next call (CANCELLED is thrown).
+  async collect(session: Session, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<SessionReport> {
+    await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
+    if (signal?.aborted) throw new ZodexError('CANCELLED', 'the client cancelled this call; nothing was reported, so the next call on the session returns the output and exit since the previous result');
     const report = session.report();
     if (report.status === 'exited') this.retire(session);
     return report;

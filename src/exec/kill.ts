@@ -66,6 +66,31 @@ export function commandProcesses(leader: number): number[] {
   return [...found];
 }
 
+// `leader` and its descendants, from the kernel's per-thread child lists (cheap: no scan of all
+// of /proc). zodex-spawn is a subreaper, so a command's orphans stay its descendants. Linux only.
+export function descendantProcesses(leader: number): number[] {
+  const found: number[] = [];
+  const queue = [leader];
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    let tasks: string[];
+    try {
+      tasks = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    found.push(pid);
+    for (const task of tasks) {
+      try {
+        for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ')) if (child) queue.push(Number(child));
+      } catch {
+        // the thread ended
+      }
+    }
+  }
+  return found;
+}
+
 // Kills the command led by `leader`, zodex-spawn included: the fallback for when zodex-spawn
 // cannot do it itself (it died, or did not answer a kill request in time).
 export function killProcessTree(leader: number): void {

@@ -1,9 +1,11 @@
 // A session: one running command, its output buffer, its deadline and how it ended.
 // Flow: PTY bytes -> AnsiStripper -> OutputBuffer; the PTY's exit, the timeout or a kill ends
-// it (the termination reason is set once, by whoever ends it first); report() takes a view,
-// rewind() makes the next one deliver again from a stream offset.
+// it (the termination reason is set once, by whoever ends it first); waits end early when it
+// answers typed input or waits for input (inputwait.ts); report() takes a view, rewind() makes
+// the next one deliver again from a stream offset.
 
 import { AnsiStripper } from './ansi.js';
+import { createInputProbe, type InputProbe } from './inputwait.js';
 import { killProcessTree } from './kill.js';
 import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
 import type { PtyProcess } from './pty.js';
@@ -13,6 +15,20 @@ import { exitedSummary, runningSummary, type TerminationReason } from './summary
 const HOUSEKEEPING_DELAY_MS = 10;
 // After a kill, how long zodex-spawn gets to report before it is killed too.
 const KILL_REPORT_GRACE_MS = 2_000;
+// A wait ends when the command waits for terminal input and neither output nor typed input has
+// come for this long; the kernel's view is looked at every INPUT_POLL_MS once it is quiet.
+export const INPUT_SETTLE_MS = 30;
+export const INPUT_POLL_MS = 50;
+
+export interface WaitOptions {
+  deadline: number; // epoch ms
+  signal?: AbortSignal | undefined;
+  // Once the command printed something other than the echo of typed input, end after this
+  // much quiet (so an answer written in pieces comes back whole).
+  answerSettleMs?: number | undefined;
+  // End as soon as the command waits for terminal input (where that can be told).
+  untilInput?: boolean | undefined;
+}
 
 export interface SessionEnd {
   exitCode: number;
@@ -35,6 +51,8 @@ export interface SessionReport {
   terminationReason: TerminationReason | undefined;
   spill: SpillView | undefined;
   elapsedMs: number;
+  // While running, where it can be told (Linux): whether the command waits for terminal input.
+  waitingForInput: boolean | undefined;
 }
 
 export interface SessionInit {
@@ -69,6 +87,8 @@ export class Session {
   // The terminal's echo of what was last typed, not yet seen in the output: it is no answer.
   private pendingEcho: Buffer | undefined;
   private readonly answerListeners = new Set<() => void>();
+  private readonly inputProbe: InputProbe | undefined;
+  private lastActivityAt = Date.now(); // the latest output or typed input
 
   constructor(
     init: SessionInit,
@@ -82,6 +102,7 @@ export class Session {
     this.cwd = init.cwd;
     this.output = new OutputBuffer(init.limits, init.openSpill);
     this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
+    this.inputProbe = createInputProbe(pty.pid);
     pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
     pty.onExit((exit) => {
       this.receive(this.stripper.end());
@@ -118,6 +139,7 @@ export class Session {
 
   private receive(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
+    this.lastActivityAt = Date.now();
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
     if (this.skipEcho(bytes) < bytes.length) for (const listener of this.answerListeners) listener();
@@ -154,32 +176,43 @@ export class Session {
     if (this.ended) return;
     // With ECHO on (the default) the terminal sends the input back first, CR as LF.
     this.pendingEcho = Buffer.from(chars.replace(/\r/g, '\n'), 'utf8');
+    this.lastActivityAt = Date.now();
     this.pty.write(chars);
   }
 
-  // Resolves when the command ends, at `deadline`, when `signal` aborts, or once it has
-  // answered: printed something other than the echo of the input, then been quiet for
-  // `settleMs` (so an answer written in pieces comes back whole).
-  waitForAnswer(deadline: number, settleMs: number, signal?: AbortSignal): Promise<void> {
+  // Resolves when the command ends, at the deadline, when the signal aborts, once it has
+  // answered (answerSettleMs) or once it waits for terminal input (untilInput).
+  wait(options: WaitOptions): Promise<void> {
+    const { deadline, signal, answerSettleMs } = options;
     if (this.ended || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       let settle: NodeJS.Timeout | undefined;
+      let probe: NodeJS.Timeout | undefined;
       const done = () => {
         clearTimeout(timer);
-        if (settle) clearTimeout(settle);
+        clearTimeout(settle);
+        clearTimeout(probe);
         signal?.removeEventListener('abort', done);
         this.endWaiters.delete(done);
         this.answerListeners.delete(answered);
         resolve();
       };
       const answered = () => {
-        if (settle) clearTimeout(settle);
-        settle = setTimeout(done, Math.min(settleMs, Math.max(0, deadline - Date.now())));
+        clearTimeout(settle);
+        settle = setTimeout(done, Math.min(answerSettleMs ?? 0, Math.max(0, deadline - Date.now())));
+      };
+      // Looks once output and typing have been quiet for INPUT_SETTLE_MS, then every INPUT_POLL_MS.
+      const look = () => {
+        const quiet = Date.now() - this.lastActivityAt;
+        if (quiet < INPUT_SETTLE_MS) probe = setTimeout(look, INPUT_SETTLE_MS - quiet);
+        else if (this.inputProbe!.check()) done();
+        else probe = setTimeout(look, INPUT_POLL_MS);
       };
       const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', done, { once: true });
       this.endWaiters.add(done);
-      this.answerListeners.add(answered);
+      if (answerSettleMs !== undefined) this.answerListeners.add(answered);
+      if (options.untilInput && this.inputProbe) probe = setTimeout(look, Math.max(0, INPUT_SETTLE_MS - (Date.now() - this.lastActivityAt)));
     });
   }
 
@@ -196,15 +229,14 @@ export class Session {
   // Resolves when the command ends, at `deadline` (epoch ms) if one is given, or when `signal`
   // aborts, whichever is first.
   waitForEnd(deadline?: number, signal?: AbortSignal): Promise<void> {
+    if (deadline !== undefined) return this.wait({ deadline, signal });
     if (this.ended || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
-        if (timer) clearTimeout(timer);
         signal?.removeEventListener('abort', done);
         this.endWaiters.delete(done);
         resolve();
       };
-      const timer = deadline === undefined ? undefined : setTimeout(done, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', done, { once: true });
       this.endWaiters.add(done);
     });
@@ -237,6 +269,7 @@ export class Session {
       terminationReason: ended?.reason,
       spill: view.spill,
       elapsedMs,
+      waitingForInput: ended || !this.inputProbe ? undefined : this.inputProbe.check(),
     };
   }
 

@@ -10,10 +10,10 @@ import { describeWriteStdin, execCommand, writeStdin, type CallControl, type Exe
 import {
   APPLY_PATCH_DESCRIPTION,
   SET_AGENT_ALIAS_DESCRIPTION,
-  WRITE_STDIN_DESCRIPTION,
   aliasResultShape,
   applyPatchInput,
   describeExecCommand,
+  writeStdinDescription,
   execCommandInput,
   execResultShape,
   setAgentAliasInput,
@@ -61,6 +61,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
   const server = new McpServer({ name: 'zodex', version: VERSION }, { instructions: instructionsFor(config), capabilities: { tools: {} } });
   const limits: SchemaLimits = {
     maxExecTimeoutMs: config.maxExecTimeoutMs,
+    maxYieldMs: config.maxYieldMs,
     defaultWorkdir: config.defaultWorkdir,
     inlineLimitBytes: config.inlineLimitBytes,
     previewBytes: config.previewBytes,
@@ -75,6 +76,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
     sessionEnv: () => conversation.sessionEnv(),
     defaultWorkdir: config.defaultWorkdir,
     maxExecTimeoutMs: config.maxExecTimeoutMs,
+    maxYieldMs: config.maxYieldMs,
   };
   const output = execResultShape();
 
@@ -96,7 +98,7 @@ export function createMcpServer(runtime: Runtime, conversation: Conversation): M
     defineTool({
       name: 'write_stdin',
       title: 'Write to or poll a running session',
-      description: WRITE_STDIN_DESCRIPTION,
+      description: writeStdinDescription(limits),
       input: writeStdinInput(limits),
       output,
       annotations: annotationsFor(config.annotations, 'write_stdin'),

@@ -1,12 +1,13 @@
-// exec_command and write_stdin: validate and clamp the arguments, drive the engine, and shape
-// its report into the result contract (one shape for both tools).
+// exec_command and write_stdin: validate and clamp the arguments (the yield to --max-yield-ms),
+// drive the engine, and shape its report into the result contract (one shape for both tools).
+// A cancelled exec_command kills its command: nobody ever received its handle.
 
 import os from 'node:os';
 import { ZodexError } from '../errors.js';
 import type { ExecEngine } from '../exec/engine.js';
 import type { Session, SessionReport } from '../exec/session.js';
 import { formatSeconds } from '../exec/summary.js';
-import { EXEC_DEFAULT_YIELD_MS, MAX_YIELD_MS, PROGRESS_INTERVAL_MS, WRITE_STDIN_DEFAULT_YIELD_MS, type ExecResult } from './schemas.js';
+import { EXEC_DEFAULT_YIELD_MS, PROGRESS_INTERVAL_MS, WRITE_STDIN_DEFAULT_YIELD_MS, type ExecResult } from './schemas.js';
 import { resolveWorkdir } from './workdir.js';
 
 // How long a kill_process call waits for the command to be gone before it reports.
@@ -22,6 +23,7 @@ export interface ExecToolContext {
   sessionEnv: () => Record<string, string>; // extra variables for the command
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
+  maxYieldMs: number; // --max-yield-ms: no call waits longer
 }
 
 // A result and the (opaque) id of the session it came from, for the records.
@@ -51,20 +53,31 @@ export interface WriteStdinArgs {
   since_offset?: number | undefined;
 }
 
-export function clampYield(value: number | undefined, fallback: number): number {
-  if (value === undefined || Number.isNaN(value)) return fallback;
-  return Math.round(Math.min(MAX_YIELD_MS, Math.max(0, value)));
+// The wait a call gets: yield_time_ms within 0..max (the default also capped), whole ms.
+export function clampYield(value: number | undefined, fallback: number, max: number): number {
+  if (value === undefined || Number.isNaN(value)) return Math.min(fallback, max);
+  return Math.round(Math.min(max, Math.max(0, value)));
+}
+
+// The result names the wait used when it differs from the one asked for.
+function withYield(result: ExecResult, asked: number | undefined, used: number): ExecResult {
+  if (asked !== undefined && asked !== used) result.yield_time_ms = used;
+  return result;
 }
 
 export async function execCommand(args: ExecCommandArgs, ctx: ExecToolContext, call: CallControl): Promise<ExecOutcome> {
   const cwd = resolveWorkdir(args.workdir, ctx.defaultWorkdir);
-  const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS);
+  const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS, ctx.maxYieldMs);
   const timeoutMs = Math.min(Math.ceil(args.timeout_ms ?? ctx.maxExecTimeoutMs), ctx.maxExecTimeoutMs);
   const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner, agentId: ctx.agentId(), env: ctx.sessionEnv() });
-  const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
-  // A cancelled call never delivers its handle, so nobody could ever reach this process again.
-  if (call.signal.aborted && report.status === 'running') session.kill('killed');
-  return { result: toExecResult(report), sessionId: session.id };
+  try {
+    const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
+    return { result: withYield(toExecResult(report), args.yield_time_ms, yieldMs), sessionId: session.id };
+  } catch (error) {
+    // A cancelled call never delivers its handle, so nobody could ever reach this process again.
+    if (call.signal.aborted) session.kill('killed');
+    throw error;
+  }
 }
 
 export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: ExecToolContext, call: CallControl): Promise<ExecOutcome> {
@@ -78,9 +91,10 @@ export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: Ex
     return { result: toExecResult(await ctx.engine.collect(session, KILL_WAIT_MS, call.signal)), sessionId: session.id };
   }
   if (args.chars) session.write(args.chars);
-  const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS);
+  const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS, ctx.maxYieldMs);
   const settleMs = args.chars ? ANSWER_SETTLE_MS : undefined;
-  return { result: toExecResult(await collectWithProgress(ctx.engine, session, yieldMs, call, settleMs)), sessionId: session.id };
+  const report = await collectWithProgress(ctx.engine, session, yieldMs, call, settleMs);
+  return { result: withYield(toExecResult(report), args.yield_time_ms, yieldMs), sessionId: session.id };
 }
 
 // How a write_stdin call is described in the history: never the typed text itself.
@@ -92,12 +106,13 @@ export function describeWriteStdin(args: WriteStdinArgs): string {
 
 async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl, answerSettleMs?: number): Promise<SessionReport> {
   const progress = call.progress;
-  if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, answerSettleMs);
+  const options = { answerSettleMs, untilInput: true };
+  if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, options);
   const timer = setInterval(() => {
     progress(`still running after ${formatSeconds(Date.now() - session.startedAt)}`);
   }, PROGRESS_INTERVAL_MS);
   try {
-    return await engine.collect(session, yieldMs, call.signal, answerSettleMs);
+    return await engine.collect(session, yieldMs, call.signal, options);
   } finally {
     clearInterval(timer);
   }
@@ -117,6 +132,7 @@ export function toExecResult(report: SessionReport): ExecResult {
     cwd: report.cwd,
   };
   if (report.handle !== undefined) result.session_handle = report.handle;
+  if (report.waitingForInput !== undefined) result.waiting_for_input = report.waitingForInput;
   if (report.exitCode !== undefined) result.exit_code = report.exitCode;
   if (report.terminationReason !== undefined) result.termination_reason = report.terminationReason;
   if (report.signal !== undefined) result.signal = signalNames.get(report.signal) ?? `signal ${report.signal}`;

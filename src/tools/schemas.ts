@@ -9,13 +9,11 @@ import { WORKDIR_REQUIRED_MESSAGE } from './workdir.js';
 
 export const EXEC_DEFAULT_YIELD_MS = 10_000;
 export const WRITE_STDIN_DEFAULT_YIELD_MS = 1_000;
-// Longer waits are fine for clients that send a progressToken (progress every few seconds);
-// others should stay under their request timeout, often 60 s.
-export const MAX_YIELD_MS = 300_000;
 export const PROGRESS_INTERVAL_MS = 5_000;
 
 export interface SchemaLimits {
   maxExecTimeoutMs: number;
+  maxYieldMs: number; // --max-yield-ms
   defaultWorkdir: string | undefined;
   inlineLimitBytes: number;
   previewBytes: number;
@@ -50,13 +48,14 @@ function workdirField(limits: SchemaLimits, purpose: string) {
   return z.string(error).describe(`${described} Required.`);
 }
 
-const yieldField = (defaultMs: number) =>
+const yieldField = (defaultMs: number, maxMs: number) =>
   z
     .number(typed('yield_time_ms', 'a number', 'a number of milliseconds'))
     .optional()
     .describe(
       `How long to wait for the command to finish before returning what it printed so far (ms). ` +
-        `Default ${defaultMs}; values outside 0-${MAX_YIELD_MS} are clamped. The call returns as soon as the command exits.`,
+        `Default ${Math.min(defaultMs, maxMs)}; values outside 0-${maxMs} are clamped (the result's yield_time_ms then says what was used). ` +
+        'The call returns as soon as the command exits or waits for terminal input.',
     );
 
 export function execCommandInput(limits: SchemaLimits) {
@@ -66,7 +65,7 @@ export function execCommandInput(limits: SchemaLimits) {
       .min(1, 'INVALID_VALUE: `cmd` is empty: pass the command line to run, e.g. "ls -la"')
       .describe('Shell command line, run by the shell as `$SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal).'),
     workdir: workdirField(limits, 'to run the command in'),
-    yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS),
+    yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS, limits.maxYieldMs),
     timeout_ms: z
       .number(typed('timeout_ms', 'a number', 'the command is killed after this many milliseconds'))
       .positive('INVALID_VALUE: `timeout_ms` must be positive: the command is killed after this many milliseconds')
@@ -87,7 +86,7 @@ export function writeStdinInput(limits: SchemaLimits) {
       .string(typed('chars', 'a string', 'the text to type; omit it to just poll'))
       .optional()
       .describe('Text to type into the terminal. Include "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. Omit to just poll.'),
-    yield_time_ms: yieldField(WRITE_STDIN_DEFAULT_YIELD_MS),
+    yield_time_ms: yieldField(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs),
     kill_process: z
       .boolean(typed('kill_process', 'true or false', 'true kills the command'))
       .optional()
@@ -139,6 +138,13 @@ export function execResultShape() {
     status: z.enum(['running', 'exited']),
     cwd: z.string().describe('The directory the command runs in.'),
     session_handle: z.string().optional().describe('Present while running: pass it to write_stdin.'),
+    waiting_for_input: z
+      .boolean()
+      .optional()
+      .describe(
+        'Present while running, on Linux: true when every process of the command is asleep and one waits to read the terminal (a prompt), so the call returned early; answer with write_stdin chars.',
+      ),
+    yield_time_ms: z.number().int().optional().describe('Present when the requested yield_time_ms was clamped: the wait actually used (ms).'),
     exit_code: z.number().int().optional().describe('Once exited: the exit status (128+N when killed by signal N).'),
     termination_reason: z.enum(['exit', 'timeout', 'killed']).optional(),
     signal: z.string().optional().describe('The signal that ended the command, when one did (e.g. SIGKILL).'),
@@ -165,8 +171,9 @@ export type ExecResult = z.infer<typeof execResultObject>;
 export function describeExecCommand(limits: SchemaLimits): string {
   return [
     'Run a shell command.',
-    `Runs cmd in a pseudo-terminal in workdir and returns when it exits or after yield_time_ms (default ${EXEC_DEFAULT_YIELD_MS}), whichever is first.`,
-    'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill.',
+    `Runs cmd in a pseudo-terminal in workdir and returns when it exits, when it waits for terminal input, or after yield_time_ms (default ${Math.min(EXEC_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}), whichever is first.`,
+    'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill;',
+    'waiting_for_input: true means it is asking for input (a prompt or password question): answer with write_stdin chars.',
     'Output is stdout and stderr interleaved as the terminal saw them, with ANSI escape sequences removed and "\\r\\n" turned into "\\n".',
     'A line redrawn with "\\r" (a progress bar) is shown in its last state only.',
     `When a command prints more than ${formatBytes(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${formatBytes(limits.spillCapBytes)} kept; past that, the last ${formatBytes(limits.tailFileBytes)} in output_tail_file)`,
@@ -175,21 +182,25 @@ export function describeExecCommand(limits: SchemaLimits): string {
     'output_offset counts the stream bytes delivered so far: write_stdin since_offset delivers again from an offset, so a lost reply loses no output.',
     `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
     'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
-    `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting, so a long yield_time_ms does not trip the client's request timeout.`,
+    `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting; most clients do not extend their request timeout for it,`,
+    `so no call waits longer than ${limits.maxYieldMs} ms: for a longer command, keep polling with write_stdin.`,
     'Unknown argument names, a NUL in cmd or workdir and unpaired surrogates are refused with an error naming the field; nothing runs.',
   ].join(' ');
 }
 
-export const WRITE_STDIN_DESCRIPTION = [
-  'Write to or poll a running session.',
-  'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
-  `(default ${WRITE_STDIN_DEFAULT_YIELD_MS}) for the command to finish and returns the output printed since the previous call;`,
-  'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
-  'so an interactive round trip does not wait out the yield; with kill_process: true it kills the command and everything it started.',
-  'since_offset delivers the output again from that stream offset (the output_offset of the last result you received).',
-  'Once a result reports status "exited", the handle is spent.',
-  `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting.`,
-].join(' ');
+export function writeStdinDescription(limits: Pick<SchemaLimits, 'maxYieldMs'>): string {
+  return [
+    'Write to or poll a running session.',
+    'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
+    `(default ${Math.min(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}) for the command to finish and returns the output printed since the previous call;`,
+    'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
+    'so an interactive round trip does not wait out the yield; either way it returns as soon as the command waits for terminal input (waiting_for_input: true).',
+    'With kill_process: true it kills the command and everything it started.',
+    'since_offset delivers the output again from that stream offset (the output_offset of the last result you received).',
+    'Once a result reports status "exited", the handle is spent.',
+    `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting; most clients do not extend their request timeout for them.`,
+  ].join(' ');
+}
 
 
 export function setAgentAliasInput() {

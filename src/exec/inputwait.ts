@@ -1,0 +1,150 @@
+// Is a command waiting for someone to type? Decided from the kernel's view of its processes,
+// never from what it printed. Linux only: elsewhere createInputProbe() returns undefined.
+// Flow: the tree under zodex-spawn -> every thread asleep? -> some thread blocked on the session's
+// terminal: read/readv on it, epoll_wait on an epoll that watches it for input, or poll/select
+// while the terminal is the only descriptor that could block (pointer args are unreadable).
+
+import fs from 'node:fs';
+import { descendantProcesses } from './kill.js';
+
+// Syscall numbers (/proc/PID/syscall prints the number, then the arguments in hex).
+interface SyscallTable {
+  read: number[]; // the fd is the first argument
+  epoll: number[];
+  poll: number[]; // poll, ppoll: second argument is the number of pollfds
+  select: number[]; // select, pselect6: first argument is the highest fd + 1
+}
+
+const SYSCALLS: Partial<Record<string, SyscallTable>> = {
+  x64: { read: [0, 17, 19, 295, 327], epoll: [232, 281, 441], poll: [7, 271], select: [23, 270] },
+  arm64: { read: [63, 65, 67, 69, 286], epoll: [22, 441], poll: [73], select: [72] },
+};
+
+// Descriptors on which poll/select never block (regular files, directories, /dev/null and
+// kin): they cannot be what a sleeping process waits for.
+function alwaysReady(fdPath: string): boolean {
+  try {
+    const stat = fs.statSync(fdPath);
+    if (stat.isFile() || stat.isDirectory()) return true;
+  } catch {
+    return false;
+  }
+  return /^\/dev\/(null|zero|full|u?random)$/.test(link(fdPath) ?? '');
+}
+
+export interface InputProbe {
+  // true: every process asleep and one waits to read the terminal; false: not (or not known).
+  check(): boolean;
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+function readDir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return []; // the process ended
+  }
+}
+
+function link(file: string): string | undefined {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+// The state letter and controlling terminal (tty_nr) from a stat line; comm may hold anything.
+function statFields(stat: string): { state: string; tty: string } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { state: fields[0] ?? '?', tty: fields[4] ?? '0' };
+}
+
+class LinuxInputProbe implements InputProbe {
+  private terminal: { path: string; tty: string } | undefined;
+
+  constructor(
+    private readonly leader: number,
+    private readonly table: SyscallTable,
+  ) {}
+
+  private sessionTerminal(): { path: string; tty: string } | undefined {
+    if (this.terminal) return this.terminal;
+    const path = link(`/proc/${this.leader}/fd/0`);
+    const stat = readText(`/proc/${this.leader}/stat`);
+    if (!path?.startsWith('/dev/pts/') || !stat) return undefined;
+    return (this.terminal = { path, tty: statFields(stat).tty });
+  }
+
+  check(): boolean {
+    const terminal = this.sessionTerminal();
+    if (!terminal) return false;
+    let reading = false;
+    for (const pid of descendantProcesses(this.leader)) {
+      if (pid === this.leader) continue; // zodex-spawn, the reporter, waits for the shell
+      const stat = readText(`/proc/${pid}/stat`);
+      if (!stat) continue; // ended meanwhile
+      const isTerminal = (fd: string) => {
+        const target = link(`/proc/${pid}/fd/${fd}`);
+        return target === terminal.path || (target === '/dev/tty' && statFields(stat).tty === terminal.tty);
+      };
+      for (const task of readDir(`/proc/${pid}/task`)) {
+        const state = statFields(readText(`/proc/${pid}/task/${task}/stat`) ?? 'x) Z').state;
+        if (state === 'R' || state === 'D' || state === 'W') return false; // working
+        if (state !== 'S' || reading) continue;
+        const syscall = readText(`/proc/${pid}/task/${task}/syscall`);
+        if (syscall !== undefined && this.waitsOnTerminal(pid, syscall, isTerminal)) reading = true;
+      }
+    }
+    return reading;
+  }
+
+  private waitsOnTerminal(pid: number, syscall: string, isTerminal: (fd: string) => boolean): boolean {
+    const [nr, ...args] = syscall.trim().split(' ');
+    const number = Number(nr);
+    const arg = (i: number) => Number.parseInt(args[i] ?? '', 16);
+    if (this.table.read.includes(number)) return isTerminal(String(arg(0)));
+    if (this.table.epoll.includes(number)) return this.epollWatches(pid, arg(0), isTerminal);
+    const poll = this.table.poll.includes(number);
+    if (!poll && !this.table.select.includes(number)) return false;
+    if (poll ? arg(1) === 0 : arg(0) === 0) return false; // a plain sleep
+    return this.onlyTerminalCanBlock(pid, poll ? Infinity : arg(0), isTerminal);
+  }
+
+  // An epoll descriptor's fdinfo lists what it watches: "tfd: N events: MASK ...".
+  private epollWatches(pid: number, epfd: number, isTerminal: (fd: string) => boolean): boolean {
+    const info = readText(`/proc/${pid}/fdinfo/${epfd}`) ?? '';
+    for (const match of info.matchAll(/^tfd:\s+(\d+)\s+events:\s+([0-9a-f]+)/gm)) {
+      if ((Number.parseInt(match[2]!, 16) & 0x1) !== 0 && isTerminal(match[1]!)) return true; // EPOLLIN
+    }
+    return false;
+  }
+
+  // poll/select arguments are pointers: which descriptors they watch cannot be read without
+  // ptrace. Exact only in one case: among the descriptors they could watch (select: those below
+  // nfds), the session's terminal is the only one on which a wait can block.
+  private onlyTerminalCanBlock(pid: number, below: number, isTerminal: (fd: string) => boolean): boolean {
+    let terminal = false;
+    for (const fd of readDir(`/proc/${pid}/fd`)) {
+      if (Number(fd) >= below) continue;
+      if (isTerminal(fd)) terminal = true;
+      else if (!alwaysReady(`/proc/${pid}/fd/${fd}`)) return false;
+    }
+    return terminal;
+  }
+}
+
+// A probe for the command led by `leader` (zodex-spawn), or undefined where none can be made.
+export function createInputProbe(leader: number): InputProbe | undefined {
+  const table = SYSCALLS[process.arch];
+  if (process.platform !== 'linux' || !table) return undefined;
+  if (readText('/proc/self/syscall') === undefined) return undefined; // no CONFIG_HAVE_ARCH_TRACEHOOK
+  return new LinuxInputProbe(leader, table);
+}
