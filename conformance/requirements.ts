@@ -118,6 +118,22 @@ export const REQUIREMENTS = {
   'interop.inspector-cli': r('issue 5', 'A third-party client: @modelcontextprotocol/inspector-cli@1.0.3 lists the tools and runs exec_command over HTTP and over stdio.', 'inspector-cli lists the tools and runs exec_command', ['local']),
   'progress.long-yield': r('issue 5', 'when a call carries a progressToken, send notifications/progress at least every 10 s while a yield is waiting … Works on stdio too.', 'a 25 s yield with a progressToken receives progress notifications at most 10 s apart'),
 
+  // --- long and interactive commands (issue 13)
+  'wait.max-yield': r('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …); a longer yield_time_ms is clamped, never rejected, and the result says what was used. A command still running at the cap returns running with its handle as now.', 'with --max-yield-ms 1500 a longer yield returns running with its handle at the cap, yield_time_ms 1500 in the result, on exec_command and write_stdin', ['flags']),
+  'wait.max-yield-default': r('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …)', 'by default a yield_time_ms above 30 000 is reported as clamped to 30 000, and one within it carries no yield_time_ms'),
+  'wait.input.read': r('issue 13', 'Detected, each with a test: a shell read', 'a shell read -p prompt returns at once: running, waiting_for_input true, the prompt in output', ['local']),
+  'wait.input.read-silent': r('issue 13', 'a password prompt that reads with echo off (read -s, the way sudo asks)', 'read -s returns at once with waiting_for_input true, and typing the answer returns at the next prompt', ['local']),
+  'wait.input.python': r('issue 13', "Python's input()", "python3 -c 'input()' returns at once with waiting_for_input true", ['local']),
+  'wait.input.node-readline': r('issue 13', 'a Node readline prompt', 'a Node readline question returns at once with waiting_for_input true', ['local']),
+  'wait.input.child': r('issue 13', 'a prompt in a child while the parent shell waits for it (cd "$HOME" && python3 -c \'input()\')', 'a child prompting while its shell waits returns at once with waiting_for_input true', ['local']),
+  'wait.no-early.sleep': r('issue 13', 'No false early return, each with a test: sleep', 'sleep runs out the yield; waiting_for_input false', ['local']),
+  'wait.no-early.compute': r('issue 13', 'a command computing silently for 2 s before it reads (returns at the read, not before)', 'a 2 s silent computation then a read returns after 2 s, at the read', ['local']),
+  'wait.no-early.pipe': r('issue 13', 'a program blocked on a pipe or socket rather than the terminal', 'cat on a pipe, recv on a socketpair and read < fifo run out the yield; waiting_for_input false', ['local']),
+  'wait.no-early.printing': r('issue 13', 'a program printing continuously', 'a program printing all the time runs out the yield; waiting_for_input false', ['local']),
+  'cancel.exec-kills': r('issue 13', 'State one rule for a cancelled call on both transports (notifications/cancelled, a dropped HTTP request, a closed stdio), document it in the README, and test it. Killing the command is acceptable', 'a cancelled exec_command kills its command (nobody received its handle)'),
+  'cancel.poll-keeps': r('issue 13', 'A cancelled call loses nothing it did not have to.', 'a cancelled write_stdin leaves the command running and its output for the next call'),
+  'cancel.stdio-close': r('issue 13', 'State one rule for a cancelled call on both transports (… a closed stdio)', 'closing stdin during an exec_command call ends zodexd and kills the command', ['stdio', 'local']),
+
   // --- output that never floods (seed 002, issue 3)
   'spill.inline': r('002', 'Command output is bounded for model delivery.', 'output within the inline limit comes back whole, with no output_file'),
   'spill.large-output': r('002', 'When a command exceeds the inline output limit, Zodex keeps the tool call responsive, writes the decoded PTY stream to a private temporary file, and returns a short tail preview plus output_file, output_chars, output_lines, and output_file_truncated.', '3 MB of output: a 0600 file in a 0700 folder holding the whole stream, exact counts, a preview ending with the last marker'),
