@@ -15,6 +15,8 @@ export interface ExecResult {
   status: 'running' | 'exited';
   cwd: string;
   session_handle?: string;
+  waiting_for_input?: boolean;
+  yield_time_ms?: number;
   exit_code?: number;
   termination_reason?: 'exit' | 'timeout' | 'killed';
   signal?: string;

@@ -39,6 +39,7 @@ describe('CLI defaults and precedence', () => {
     expect(c.listen).toEqual({ host: '127.0.0.1', port: 7391 });
     expect(c.mode).toBe('local');
     expect(c.maxExecTimeoutMs).toBe(7_200_000);
+    expect(c.maxYieldMs).toBe(30_000);
     expect(c.allowHosts).toEqual([]);
   });
 
@@ -48,6 +49,11 @@ describe('CLI defaults and precedence', () => {
     expect(config(['--tail-file-bytes', '65536'])).toMatchObject({ tailFileBytes: 65536 });
     expect(refusal(['--tail-file-bytes', '10'])).toMatch(/--tail-file-bytes must be at least 1024/);
     expect(refusal(['--head-bytes', 'lots'])).toMatch(/--head-bytes "lots" is not a whole number/);
+  });
+
+  it('takes --max-yield-ms from 0 to one hour', () => {
+    expect(config(['--max-yield-ms', '0']).maxYieldMs).toBe(0);
+    expect(config(['--max-yield-ms', '3600000']).maxYieldMs).toBe(3_600_000);
   });
 
   it('reads ZODEX_TRANSPORT, ZODEX_LISTEN and ZODEX_ALLOW_HOST, and flags win', () => {
@@ -98,6 +104,8 @@ describe('CLI refusals (seed 003)', () => {
     [['--mode', 'cloud'], /--mode "cloud" is not one of local, sprite/],
     [['--max-exec-timeout-ms', '1e3'], /--max-exec-timeout-ms "1e3" is not a whole number/],
     [['--max-exec-timeout-ms', '0'], /at least 1/],
+    [['--max-yield-ms', '3600001'], /--max-yield-ms must be at most 3600000/],
+    [['--max-yield-ms', '1.5'], /--max-yield-ms "1.5" is not a whole number/],
     [['--default-workdir', 'relative'], /--default-workdir must be an absolute path/],
     [['--default-workdir', '/definitely/not/here'], /does not exist/],
     [['--transport', 'http', '--listen', '10.1.2.3:7391'], /token is required.*--auth-token-file/],

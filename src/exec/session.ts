@@ -19,6 +19,7 @@ const KILL_REPORT_GRACE_MS = 2_000;
 // come for this long; the kernel's view is looked at every INPUT_POLL_MS once it is quiet.
 export const INPUT_SETTLE_MS = 30;
 export const INPUT_POLL_MS = 50;
+const INPUT_CONFIRM_MS = 10;
 
 export interface WaitOptions {
   deadline: number; // epoch ms
@@ -201,12 +202,23 @@ export class Session {
         clearTimeout(settle);
         settle = setTimeout(done, Math.min(answerSettleMs ?? 0, Math.max(0, deadline - Date.now())));
       };
-      // Looks once output and typing have been quiet for INPUT_SETTLE_MS, then every INPUT_POLL_MS.
+      // Looks once output and typing have been quiet for INPUT_SETTLE_MS, then every INPUT_POLL_MS;
+      // a yes is taken when a second look INPUT_CONFIRM_MS later agrees (a process tree passes
+      // through moments when all sleep, e.g. between a fork and the child's first run).
+      let seen = false;
       const look = () => {
         const quiet = Date.now() - this.lastActivityAt;
-        if (quiet < INPUT_SETTLE_MS) probe = setTimeout(look, INPUT_SETTLE_MS - quiet);
-        else if (this.inputProbe!.check()) done();
-        else probe = setTimeout(look, INPUT_POLL_MS);
+        if (quiet < INPUT_SETTLE_MS) {
+          seen = false;
+          probe = setTimeout(look, INPUT_SETTLE_MS - quiet);
+        } else if (!this.inputProbe!.check()) {
+          seen = false;
+          probe = setTimeout(look, INPUT_POLL_MS);
+        } else if (seen) done();
+        else {
+          seen = true;
+          probe = setTimeout(look, INPUT_CONFIRM_MS);
+        }
       };
       const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', done, { once: true });

@@ -1,0 +1,72 @@
+// The input-wait probe on real processes: each way of waiting on the terminal that it claims to
+// tell (read, /dev/tty, epoll, poll/select on the terminal alone), and the look-alikes it must not
+// take for a prompt (select on the terminal and a pipe, epoll without the terminal, sleeping).
+
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createInputProbe } from '../../src/exec/inputwait.js';
+import { killProcessTree } from '../../src/exec/kill.js';
+import { spawnPty, type PtyProcess } from '../../src/exec/pty.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
+const linux = process.platform === 'linux';
+const running: PtyProcess[] = [];
+afterEach(() => {
+  for (const pty of running.splice(0)) {
+    killProcessTree(pty.pid);
+    pty.dispose();
+  }
+});
+
+function start(cmd: string): PtyProcess {
+  const pty = spawnPty({ spawnHelper: HELPER, file: '/bin/sh', args: ['-c', cmd], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+  pty.onData(() => {});
+  running.push(pty);
+  return pty;
+}
+
+// The probe's answers over `ms`, sampled every 50 ms.
+async function answers(pty: PtyProcess, ms: number): Promise<boolean[]> {
+  const probe = createInputProbe(pty.pid)!;
+  const seen: boolean[] = [];
+  for (const until = Date.now() + ms; Date.now() < until; ) {
+    seen.push(probe.check());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return seen;
+}
+
+const py = (code: string) => `exec python3 -c '${code}'`;
+
+describe.runIf(linux)('input-wait probe (Linux /proc)', () => {
+  it.each([
+    ['read on the terminal', 'read line'],
+    ['read on /dev/tty', 'read line < /dev/tty'],
+    ['select on the terminal alone', py('import select, sys; select.select([sys.stdin], [], [])')],
+    ['poll on the terminal alone', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll()')],
+    ['epoll watching the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(0, select.EPOLLIN); e.register(a, select.EPOLLIN); e.poll()')],
+  ])('tells %s', async (_name, cmd) => {
+    const seen = await answers(start(cmd), 3_000);
+    expect(seen.slice(-10).every(Boolean)).toBe(true);
+  });
+
+  it.each([
+    ['sleep', 'sleep 5'],
+    ['select on the terminal and a pipe', py('import os, select, sys; r, w = os.pipe(); select.select([sys.stdin, r], [], [])')],
+    ['epoll without the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(a, select.EPOLLIN); e.poll()')],
+    ['epoll watching the terminal for output only', py('import select, time; e = select.epoll(); e.register(1, select.EPOLLOUT | select.EPOLLET); e.poll(); time.sleep(5)')],
+    ['a busy loop', py('while True: pass')],
+    ['a reader whose shell also runs a busy child', 'sh -c "while :; do :; done" & read line'],
+  ])('does not take %s for a prompt', async (_name, cmd) => {
+    const seen = await answers(start(cmd), 2_000);
+    expect(seen.some(Boolean)).toBe(false);
+  });
+});
+
+describe.runIf(!linux)('input-wait probe elsewhere', () => {
+  it('is not offered', () => {
+    expect(createInputProbe(process.pid)).toBeUndefined();
+  });
+});
