@@ -17,9 +17,13 @@ const HOUSEKEEPING_DELAY_MS = 10;
 const KILL_REPORT_GRACE_MS = 2_000;
 // A wait ends when the command waits for terminal input and neither output nor typed input has
 // come for this long; the kernel's view is looked at every INPUT_POLL_MS once it is quiet.
-export const INPUT_SETTLE_MS = 30;
+export const INPUT_SETTLE_MS = 20;
 export const INPUT_POLL_MS = 50;
-const INPUT_CONFIRM_MS = 10;
+const INPUT_CONFIRM_MS = 5;
+// Typed input is not taken by the program until the kernel's line discipline has run (a worker
+// thread, late under load); until then the program still looks like it waits. Its echo proves
+// that step is done; without an echo (echo off) zodexd waits this long after typing instead.
+const INPUT_UNECHOED_MS = 250;
 
 export interface WaitOptions {
   deadline: number; // epoch ms
@@ -90,6 +94,7 @@ export class Session {
   private readonly answerListeners = new Set<() => void>();
   private readonly inputProbe: InputProbe | undefined;
   private lastActivityAt = Date.now(); // the latest output or typed input
+  private typedAt = 0;
 
   constructor(
     init: SessionInit,
@@ -177,7 +182,7 @@ export class Session {
     if (this.ended) return;
     // With ECHO on (the default) the terminal sends the input back first, CR as LF.
     this.pendingEcho = Buffer.from(chars.replace(/\r/g, '\n'), 'utf8');
-    this.lastActivityAt = Date.now();
+    this.lastActivityAt = this.typedAt = Date.now();
     this.pty.write(chars);
   }
 
@@ -208,9 +213,10 @@ export class Session {
       let seen = false;
       const look = () => {
         const quiet = Date.now() - this.lastActivityAt;
-        if (quiet < INPUT_SETTLE_MS) {
+        const unechoed = this.pendingEcho ? INPUT_UNECHOED_MS - (Date.now() - this.typedAt) : 0;
+        if (quiet < INPUT_SETTLE_MS || unechoed > 0) {
           seen = false;
-          probe = setTimeout(look, INPUT_SETTLE_MS - quiet);
+          probe = setTimeout(look, Math.max(INPUT_SETTLE_MS - quiet, Math.min(unechoed, INPUT_POLL_MS)));
         } else if (!this.inputProbe!.check()) {
           seen = false;
           probe = setTimeout(look, INPUT_POLL_MS);
