@@ -56,6 +56,7 @@ function readTap(log) {
 // An HTTP zodexd behind a tap that notes what each POST carried.
 async function tappedHttp(log) {
   const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--mode', 'sprite', '--max-yield-ms', '200000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  process.once('exit', () => child.kill('SIGKILL')); // even when the client failed before close()
   const upstream = await new Promise((resolve) => {
     let text = '';
     child.stderr.on('data', (chunk) => {
