@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { execCommandInput, setAgentAliasInput, writeStdinInput, applyPatchInput } from '../../src/tools/schemas.js';
 import { nearestName, parseArguments } from '../../src/tools/validate.js';
 
-const limits = { maxExecTimeoutMs: 7_200_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
 const exec = execCommandInput(limits);
 
 function failure(fn: () => unknown): { code: string; message: string } {
