@@ -26,7 +26,7 @@ export function startAnthropicMock(mainTool, script) {
       /** @type {[string, unknown][]} */
       const events = [['message_start', { type: 'message_start', message }]];
       content.forEach((block, index) => {
-        if (block.type === 'text') {
+        if ('text' in block) {
           events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
           events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } }]);
         } else {

@@ -51,8 +51,8 @@ for (const annotations of ['seed', 'truthful']) {
     codex(annotations, 'on-request', 'read-only'),
     codex(annotations, 'untrusted', 'read-only'),
     codex(annotations, 'never', 'read-only'),
-    // claude(annotations, []),
-    // claude(annotations, ['--allowedTools', 'mcp__zodex']),
-    // claude(annotations, ['--permission-mode', 'dontAsk']),
+    claude(annotations, []),
+    claude(annotations, ['--allowedTools', 'mcp__zodex']),
+    claude(annotations, ['--permission-mode', 'dontAsk']),
   ]);
 }

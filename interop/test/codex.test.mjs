@@ -11,7 +11,7 @@ import { assertEchoed, echoScript, marker, zodexResults } from '../lib/scenario.
 
 const TOOL = 'mcp__zodex__exec_command';
 
-/** The tools a Responses request offers, namespaced ones as `namespace.tool`. @param {any} body */
+/** The tools a Responses request offers, namespaced ones as `namespace.tool`. @param {any} body @returns {string[]} */
 function offered(body) {
   return (body?.tools ?? []).flatMap((/** @type {any} */ t) => t.type === 'namespace'
     ? (t.tools ?? []).map((/** @type {any} */ inner) => `${t.name}.${inner.name}`)
