@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnPty, type PtyExit, type PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool, encodeSpec } from '../../src/exec/standby.js';
+import { StandbyPool } from '../../src/exec/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -51,13 +51,6 @@ async function commandDescriptors(pid: number): Promise<string[]> {
 }
 
 describe('standby terminals', () => {
-  it('encode the command as cwd, program, args, an empty field, then the environment', () => {
-    const buffer = encodeSpec({ cwd: '/w', file: '/bin/sh', args: ['-c', 'echo é'], env: { A: '1', B: 'x=y' } });
-    const payload = buffer.subarray(4);
-    expect(buffer.readUInt32LE(0)).toBe(payload.length);
-    expect(payload.toString('utf8')).toBe('/w\0/bin/sh\0-c\0echo é\0\0A=1\0B=x=y\0');
-  });
-
   it('run the command they are given, in its cwd and environment, on a terminal', async () => {
     const pool = new StandbyPool(HELPER, { cols: 200, rows: 50 });
     pools.push(pool);
