@@ -190,14 +190,15 @@ static size_t kill_descendants_once(void) {
 
 /* Kills every descendant, repeating until none is left: a pass can miss a process forked (or
    re-parented here) after it read /proc, but not the next one. Done when this process has no
-   child at all, alive or zombie: every descendant hangs below a child of the subreaper. */
+   child at all, alive or zombie: every descendant hangs below a child of the subreaper, so a
+   command that left nothing behind costs no scan. With a cgroup, cgroup.kill comes first and
+   /proc is read only if children are still left after it. */
 static void kill_descendants(void) {
   struct timespec start, now, pause = {0, 1000000};
   clock_gettime(CLOCK_MONOTONIC, &start);
-  for (int pass = 0;; pass++) {
+  for (int pass = 0; reap_children(); pass++) {
     kill_cgroup();
-    kill_descendants_once();
-    if (!reap_children()) return;
+    if (!cgroup_dir[0] || pass > 0) kill_descendants_once();
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (now.tv_sec - start.tv_sec >= 2) return; /* a process stuck in the kernel: give up */
     if (pass > 0) nanosleep(&pause, NULL);

@@ -10,7 +10,8 @@ import { textOf, type Zodex } from '../harness/zodex.js';
 const TRIALS = 20;
 
 // hop.sh LOG: notes its pid in LOG, starts a copy of itself in a new session and exits. A scan of
-// /proc can miss it (each pid lives a millisecond); its log, which grows while it lives, cannot.
+// /proc can miss it (each pid lives a millisecond); its log, which grows while it lives (checked
+// over 300 ms), cannot.
 function hopper(dir: string, trial: number): { cmd: string; hops(): number; hopping(): Promise<boolean> } {
   const script = path.join(dir, 'hop.sh');
   if (!fs.existsSync(script)) fs.writeFileSync(script, '#!/bin/sh\necho $$ >> "$1"\nsetsid sh "$0" "$1" &\n');
@@ -21,7 +22,7 @@ function hopper(dir: string, trial: number): { cmd: string; hops(): number; hopp
     hops: () => size(),
     async hopping() {
       const before = size();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       return size() > before;
     },
   };

@@ -54,15 +54,20 @@ function hops(log: string): number {
   }
 }
 
-// A hopping daemon started as `sh HOP TAG LOG`; alive() is true while it keeps hopping.
-function daemon(): { cmd: string; hopping(): Promise<boolean> } {
+// A hopping daemon started as `sh HOP TAG LOG`: started() once it hopped (up to 5 s under load),
+// hopping() while its log grows within 300 ms.
+function daemon(): { cmd: string; started(): Promise<boolean>; hopping(): Promise<boolean> } {
   const tag = `hop${randomBytes(6).toString('hex')}`;
   const log = path.join(dir, `${tag}.log`);
   return {
     cmd: `sh ${HOP} ${tag} ${log}`,
+    async started() {
+      for (let i = 0; i < 250 && hops(log) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      return hops(log) > 0;
+    },
     async hopping() {
       const before = hops(log);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       return hops(log) > before;
     },
   };
@@ -88,7 +93,7 @@ describe.each([
     for (let trial = 0; trial < TRIALS; trial++) {
       const hopper = daemon();
       const session = await made.start({ cmd: `${hopper.cmd}; sleep 30`, cwd: dir, timeoutMs: 60_000, owner: 'spec' });
-      expect(await hopper.hopping()).toBe(true);
+      expect(await hopper.started()).toBe(true);
       session.kill('killed');
       expect((await made.collect(session, 10_000)).terminationReason).toBe('killed');
       if (!(await gone(hopper, 0))) survived++;
@@ -101,7 +106,7 @@ describe.each([
     for (let trial = 0; trial < TRIALS; trial++) {
       const hopper = daemon();
       const session = await made.start({ cmd: `${hopper.cmd}; sleep 30`, cwd: dir, timeoutMs: 300, owner: 'spec' });
-      expect(await hopper.hopping()).toBe(true);
+      expect(await hopper.started()).toBe(true);
       expect((await made.collect(session, 10_000)).terminationReason).toBe('timeout');
       if (!(await gone(hopper, 0))) survived++;
     }
@@ -113,7 +118,7 @@ describe.each([
     for (let trial = 0; trial < TRIALS; trial++) {
       const hopper = daemon();
       const session = await made.start({ cmd: `${hopper.cmd}; sleep 0.3`, cwd: dir, timeoutMs: 60_000, owner: 'spec' });
-      expect(await hopper.hopping()).toBe(true);
+      expect(await hopper.started()).toBe(true);
       const report = await made.collect(session, 10_000);
       expect(report).toMatchObject({ status: 'exited', exitCode: 0, terminationReason: 'exit' });
       if (!(await gone(hopper, 2_000))) survived++;
