@@ -88,6 +88,12 @@ export const REQUIREMENTS = {
   'stdio.reply-fits-client': r('issue 12', 'No reply line is ever larger than what a stock SDK client accepts.', 'a tool result too large for the SDK stdio client (10 MiB) arrives as an isError REPLY_TOO_LARGE result and the connection lives on', ['stdio', 'flags', 'local']),
 
   // --- lifecycle
+  // --- process hygiene (issue 12)
+  'hygiene.hopping-daemon-kill': r('issue 12', 'A daemon that keeps changing pid escapes kill. … A test runs a pid-hopping daemon 20 times; 20 of 20 are gone after kill_process, after a timeout and after the command\'s normal end.', 'a daemon that setsid-s a copy of itself and exits, over and over, stops hopping once kill_process reports killed, 20 of 20', ['local']),
+  'hygiene.hopping-daemon-timeout': r('issue 12', 'Kill reaches every descendant, including processes that keep re-forking with setsid … 20 of 20 are gone … after a timeout', 'the same daemon stops hopping once the timeout is reported, 20 of 20', ['local']),
+  'hygiene.hopping-daemon-exit': r('issue 12', 'Kill reaches every descendant … 20 of 20 are gone … after the command\'s normal end', 'the same daemon, left behind by a command that exits 0, stops hopping within 2 s of the exit, 20 of 20', ['local']),
+  'hygiene.cmd-any-bytes': r('issue 12', 'A NUL byte in `cmd` runs a different command. … The spawn protocol must carry any byte sequence in cmd without ambiguity (length-prefixed, not separator-based).', 'control characters, quotes, an end-marker look-alike and non-ASCII in cmd reach the shell byte for byte; a NUL in cmd is an error and nothing of the command runs'),
+
   'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),
   'lifecycle.signals': r('issue 2', 'SIGINT and SIGTERM do the same. No process outlives the server', 'SIGTERM and SIGINT end zodexd and every command it started', ['local']),
   'cli.refusals': r('003', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused.', 'each refused flag combination exits 2 with one stderr line naming the flag, nothing on stdout', ['local']),

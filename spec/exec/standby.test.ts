@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnPty, type PtyExit, type PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool, encodeSpec } from '../../src/exec/standby.js';
+import { StandbyPool } from '../../src/exec/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -51,13 +52,6 @@ async function commandDescriptors(pid: number): Promise<string[]> {
 }
 
 describe('standby terminals', () => {
-  it('encode the command as cwd, program, args, an empty field, then the environment', () => {
-    const buffer = encodeSpec({ cwd: '/w', file: '/bin/sh', args: ['-c', 'echo é'], env: { A: '1', B: 'x=y' } });
-    const payload = buffer.subarray(4);
-    expect(buffer.readUInt32LE(0)).toBe(payload.length);
-    expect(payload.toString('utf8')).toBe('/w\0/bin/sh\0-c\0echo é\0\0A=1\0B=x=y\0');
-  });
-
   it('run the command they are given, in its cwd and environment, on a terminal', async () => {
     const pool = new StandbyPool(HELPER, { cols: 200, rows: 50 });
     pools.push(pool);
@@ -164,6 +158,25 @@ describe('standby terminals', () => {
       direct.dispose();
     }
   });
+
+  it.each([
+    ['close_range', undefined],
+    ['every /proc/self/fd entry', 'proc'],
+    ['every descriptor up to the limit', 'limit'],
+  ])('give a command none of 2,000 inherited descriptors (%s)', async (_way, forced) => {
+    // The spawning parent (a shell here) holds 2,000 inheritable descriptors, then becomes zodex-spawn.
+    const opener = 'ulimit -n 4096; i=3; while [ $i -le 2002 ]; do eval "exec $i</dev/null"; i=$((i+1)); done; ls /proc/$$/fd | wc -l >&2; exec "$0" 0123abcd /bin/sleep 5';
+    const child = spawn('/bin/bash', ['-c', opener, HELPER], { env: { ...process.env, ...(forced ? { ZODEX_SPAWN_CLOSE: forced } : {}) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true }); // its own group: zodex-spawn kills its group
+    let opened = '';
+    child.stderr!.on('data', (chunk: Buffer) => (opened += chunk.toString()));
+    try {
+      const seen = await commandDescriptors(child.pid!);
+      expect(Number(opened.trim())).toBeGreaterThanOrEqual(2003); // the parent really held them
+      expect(seen).toEqual(['0', '1', '2']);
+    } finally {
+      child.kill('SIGHUP'); // zodex-spawn takes its command along
+    }
+  }, 15_000);
 
   it("sweep the folders of servers that died, and leave a live pool's alone", async () => {
     const os = await import('node:os');

@@ -2,9 +2,12 @@
 // answers "wait up to N ms, then tell me what happened". Knows nothing of MCP.
 // Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
 // report that carries the exit retires the handle. Owners (conversations) take their
-// sessions with them when they close; shutdown() kills everything.
+// sessions with them when they close; shutdown() kills everything. Commands run in a cgroup of
+// their own where one can be made (cgroup.ts), so kills reach every descendant.
 
+import path from 'node:path';
 import { ZodexError, quote } from '../errors.js';
+import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './cgroup.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
 import { killProcessTree } from './kill.js';
@@ -26,6 +29,10 @@ export interface EngineOptions {
   rows: number;
   // Keep terminals ready for the next commands (see standby.ts).
   standby: boolean;
+  // Where the kill mechanism is announced (cgroup or /proc sweep), once at start.
+  log?: (message: string) => void;
+  // false: never make a cgroup (the /proc sweep alone); default true
+  cgroups?: boolean;
 }
 
 export interface StartRequest {
@@ -47,16 +54,31 @@ export class ExecEngine {
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
   private readonly standby: StandbyPool | undefined;
   private closing = false;
+  // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
+  readonly cgroupDir: string | undefined;
 
   constructor(
     private readonly options: EngineOptions,
     private readonly events: EngineEvents = {},
   ) {
+    const cgroup = options.cgroups === false ? { reason: 'disabled' } : openCgroupFolder();
+    if ('dir' in cgroup) {
+      this.cgroupDir = cgroup.dir;
+      options.log?.(`kill: each command runs in its own cgroup v2 below ${cgroup.dir} (${cgroup.atomicKill ? 'cgroup.kill' : 'freeze, then SIGKILL each member'})`);
+      void sweepStaleCgroupFolders();
+    } else {
+      options.log?.(`kill: no cgroup (${cgroup.reason}); descendants are swept through /proc until none is left`);
+    }
     if (options.standby) {
-      this.standby = new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows });
+      this.standby = new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows }, this.helperEnv());
       setImmediate(() => this.standby?.fill());
       void this.standby.sweepStale();
     }
+  }
+
+  // zodex-spawn's own environment additions; it removes them before the command starts.
+  private helperEnv(): Record<string, string> {
+    return this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
   }
 
   get size(): number {
@@ -77,6 +99,7 @@ export class ExecEngine {
           'finish or kill one with write_stdin (kill_process: true) before starting another',
       );
     }
+    refuseNul(request);
     const setup = await this.options.shell;
     const handle = newSessionHandle();
     const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: request.env ? { ...setup.env, ...request.env } : setup.env };
@@ -86,7 +109,7 @@ export class ExecEngine {
       throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
     }
     try {
-      pty ??= spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, cols: this.options.cols, rows: this.options.rows });
+      pty ??= spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, env: { ...spec.env, ...this.helperEnv() }, cols: this.options.cols, rows: this.options.rows });
     } catch (error) {
       throw new ZodexError('SPAWN_FAILED', `could not start ${setup.shell}: ${(error as Error).message}`);
     }
@@ -101,6 +124,7 @@ export class ExecEngine {
         timeoutMs: request.timeoutMs,
         limits: this.options.limits,
         openSpill: () => this.options.spill.create(),
+        cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
       },
       pty,
     );
@@ -176,8 +200,28 @@ export class ExecEngine {
     const deadline = Date.now() + graceMs;
     await Promise.all(sessions.map((session) => session.waitForEnd(deadline)));
     for (const session of sessions) {
-      if (!session.hasEnded) killProcessTree(session.pid);
+      if (!session.hasEnded) killProcessTree(session.pid, session.cgroup);
       this.retire(session);
     }
+    if (this.cgroupDir) await removeCgroupFolder(this.cgroupDir);
+  }
+}
+
+// execve carries every argument and environment entry as a NUL-terminated string: a NUL inside
+// one would cut it short and run something else. Refused before anything is spawned, and the
+// message names the field without quoting it (it can be megabytes).
+function refuseNul(request: StartRequest): void {
+  const refuse = (field: string, at: number) => {
+    throw new ZodexError(
+      'NUL_CHARACTER',
+      `${field} contains a NUL byte (\\u0000) at character ${at}; a process's arguments, working directory and environment cannot carry NUL (execve ends each string there), so nothing was run. Remove the NUL, or write it with printf '\\0' inside the command.`,
+    );
+  };
+  if (request.cmd.includes('\0')) refuse('cmd', request.cmd.indexOf('\0'));
+  if (request.cwd.includes('\0')) refuse('workdir', request.cwd.indexOf('\0'));
+  for (const [name, value] of Object.entries(request.env ?? {})) {
+    if (name.includes('\0')) refuse('an environment variable name', name.indexOf('\0'));
+    if (value.includes('\0')) refuse(`the environment variable ${name.slice(0, 64)}`, value.indexOf('\0'));
+    if (name === '' || name.includes('=')) throw new ZodexError('INVALID_ARGUMENT', `environment variable names must be non-empty and hold no "=" (got one of ${name.length} characters); nothing was run`);
   }
 }

@@ -2,9 +2,11 @@
 // native/zodex-spawn.c). It leads its own session and process group, so `kill(-pgid)` reaches
 // children and grandchildren; on Linux a /proc sweep also reaches members of the session that
 // moved to another process group and every descendant of zodex-spawn, which, as a child
-// subreaper, inherits the command's orphans (even daemons that left the session with setsid).
+// subreaper, inherits the command's orphans (even daemons that left the session with setsid);
+// the command's cgroup, when it has one, is killed first (cgroup.ts).
 
 import fs from 'node:fs';
+import { killCgroup } from './cgroup.js';
 
 function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -93,7 +95,8 @@ export function descendantProcesses(leader: number): number[] {
 
 // Kills the command led by `leader`, zodex-spawn included: the fallback for when zodex-spawn
 // cannot do it itself (it died, or did not answer a kill request in time).
-export function killProcessTree(leader: number): void {
+export function killProcessTree(leader: number, cgroup?: string): void {
+  if (cgroup) killCgroup(cgroup);
   signalQuietly(-leader, 'SIGKILL');
   if (process.platform === 'linux') for (const pid of commandProcesses(leader)) signalQuietly(pid, 'SIGKILL');
 }

@@ -31,6 +31,7 @@ export interface PtyExit {
 
 export interface PtyProcess {
   readonly pid: number; // zodex-spawn: session leader and process group id of the command
+  readonly nonce: string; // names the command's end marker and its cgroup
   write(data: string): void;
   onData(listener: (bytes: Buffer) => void): void;
   onExit(listener: (exit: PtyExit) => void): void;
@@ -131,6 +132,7 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
 
   return {
     pid: pty.pid,
+    nonce,
     write: (data) => pty.write(data),
     onData: (listener) => {
       dataListener = listener;

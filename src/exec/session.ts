@@ -70,6 +70,7 @@ export interface SessionInit {
   timeoutMs: number;
   limits: OutputLimits;
   openSpill: () => SpillSink;
+  cgroup?: string | undefined; // the command's own cgroup, when zodexd has a cgroup folder
 }
 
 export class Session {
@@ -79,6 +80,7 @@ export class Session {
   readonly agentId: string | undefined;
   readonly cmd: string;
   readonly cwd: string;
+  readonly cgroup: string | undefined;
   readonly startedAt = Date.now();
   private readonly output: OutputBuffer;
   private readonly stripper = new AnsiStripper();
@@ -106,6 +108,7 @@ export class Session {
     this.agentId = init.agentId;
     this.cmd = init.cmd;
     this.cwd = init.cwd;
+    this.cgroup = init.cgroup;
     this.output = new OutputBuffer(init.limits, init.openSpill);
     this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
     this.inputProbe = createInputProbe(pty.pid);
@@ -173,7 +176,7 @@ export class Session {
     // before reporting does zodexd sweep for them itself. This housekeeping waits a few ms, so
     // that it runs while the loop is idle rather than between a result and the next request.
     setTimeout(() => {
-      if (!reported) killProcessTree(this.pty.pid);
+      if (!reported) killProcessTree(this.pty.pid, this.cgroup);
       this.pty.dispose();
     }, HOUSEKEEPING_DELAY_MS);
   }
@@ -241,7 +244,7 @@ export class Session {
     if (this.ended) return;
     this.reason ??= reason;
     this.pty.requestKill();
-    this.killTimer ??= setTimeout(() => killProcessTree(this.pty.pid), KILL_REPORT_GRACE_MS);
+    this.killTimer ??= setTimeout(() => killProcessTree(this.pty.pid, this.cgroup), KILL_REPORT_GRACE_MS);
   }
 
   // Resolves when the command ends, at `deadline` (epoch ms) if one is given, or when `signal`

@@ -37,13 +37,25 @@ interface Standby {
   settled?: (ready: boolean) => void; // startFresh waits on it: connected, or dropped
 }
 
-// "cwd\0program\0arg\0...\0\0NAME=value\0..." behind its 4-byte little-endian length.
+// The frame zodex-spawn reads (decode_spec in native/zodex-spawn.c): its length, then ARGC and
+// ENVC, then cwd, program, args and NAME=value entries, each string behind its byte length; all
+// numbers 32-bit little-endian. No byte of a value can end a field or start another. Callers
+// refuse NUL inside a value first (ExecEngine.start): execve cannot carry it, the decoder
+// refuses the frame.
 export function encodeSpec(spec: CommandSpec): Buffer {
-  const fields = [spec.cwd, spec.file, ...spec.args, '', ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
-  const payload = Buffer.from(fields.map((field) => `${field}\0`).join(''), 'utf8');
-  const header = Buffer.alloc(4);
-  header.writeUInt32LE(payload.length);
-  return Buffer.concat([header, payload]);
+  const strings = [spec.cwd, spec.file, ...spec.args, ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
+  const encoded = strings.map((text) => Buffer.from(text, 'utf8'));
+  const frame = Buffer.alloc(12 + encoded.reduce((sum, bytes) => sum + 4 + bytes.length, 0));
+  frame.writeUInt32LE(frame.length - 4, 0);
+  frame.writeUInt32LE(1 + spec.args.length, 4);
+  frame.writeUInt32LE(Object.keys(spec.env).length, 8);
+  let at = 12;
+  for (const bytes of encoded) {
+    frame.writeUInt32LE(bytes.length, at);
+    bytes.copy(frame, at + 4);
+    at += 4 + bytes.length;
+  }
+  return frame;
 }
 
 export class StandbyPool {
@@ -55,9 +67,11 @@ export class StandbyPool {
   private closed = false;
   private readonly zygote: Zygote | undefined;
 
+  // `helperEnv`: added to zodex-spawn's own environment (ZODEX_CGROUP), never the command's.
   constructor(
     private readonly spawnHelper: string,
     private readonly terminal: { cols: number; rows: number },
+    private readonly helperEnv: Record<string, string> = {},
   ) {
     // mkdtemp makes the folder 0700: only this user can reach the socket.
     this.folder = fs.mkdtempSync(path.join(os.tmpdir(), FOLDER_PREFIX));
@@ -66,7 +80,7 @@ export class StandbyPool {
     this.server.listen(this.socketPath);
     this.server.unref();
     try {
-      this.zygote = new Zygote(spawnHelper, this.socketPath);
+      this.zygote = new Zygote(spawnHelper, this.socketPath, helperEnv);
     } catch {
       this.zygote = undefined; // node-pty starts the standbys then
     }
@@ -87,7 +101,7 @@ export class StandbyPool {
       startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
         ...this.terminal,
         cwd: '/',
-        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
       });
     const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), reserved ? FRESH_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS), reserved };
     standby.timer.unref();

@@ -132,10 +132,10 @@ export class Zygote {
   private alive = true;
   private refusing = false;
 
-  constructor(spawnHelper: string, socketPath: string) {
+  constructor(spawnHelper: string, socketPath: string, helperEnv: Record<string, string> = {}) {
     this.child = spawn(spawnHelper, ['--zygote', socketPath], {
       cwd: '/',
-      env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...helperEnv }, // its standbys inherit it
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     this.child.on('error', () => this.died());

@@ -73,6 +73,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
       cols: TERMINAL_COLS,
       rows: TERMINAL_ROWS,
       standby: true,
+      log,
     },
     {
       onSessionStart: (session) => {

@@ -90,7 +90,7 @@ export function writeStdinInput(limits: SchemaLimits) {
     kill_process: z
       .boolean(typed('kill_process', 'true or false', 'true kills the command'))
       .optional()
-      .describe('true: kill the command and everything it started (SIGKILL to its process group); the result reports "killed".'),
+      .describe('true: kill the command and everything it started (SIGKILL to all its descendants, daemons that left with setsid included); the result reports "killed".'),
     since_offset: z
       .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
       .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
