@@ -13,6 +13,10 @@ import { COMMANDS } from '../../src/cli/zodex.js';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+const interopPkg = JSON.parse(fs.readFileSync(path.join(repo, 'interop/package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+// Clients the README configures with their own CLI: not on this machine after npm ci, but installed
+// (pinned) by `npm run test:interop`, whose tests run these configurations with the real client.
+const CLIENT_PROGRAMS: Record<string, string> = { claude: '@anthropic-ai/claude-code', codex: '@openai/codex' };
 
 function shellLines(markdown: string): string[] {
   const lines: string[] = [];
@@ -63,6 +67,8 @@ describe('README commands', () => {
       } else if (program === 'zodex-agent') {
         // only inside a session, where the README says how it gets on PATH
         expect(readme).toMatch(/`zodex-agent` runs inside a session, where\s+it must be on PATH/);
+      } else if (program! in CLIENT_PROGRAMS) {
+        expect(Object.keys(interopPkg.devDependencies), `${program} is installed by the interop suite`).toContain(CLIENT_PROGRAMS[program!]);
       } else {
         // the package's bins are not on PATH after npm ci; anything else is the system's
         expect(Object.keys(pkg.bin), `${program} is not on PATH after npm ci: write npx ${program}`).not.toContain(program);
