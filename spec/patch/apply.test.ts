@@ -1,22 +1,12 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeFs, type TempHandle } from '../../src/patch/apply.js';
 import { applyPatch, type FsPort } from '../../src/patch/index.js';
+import { patch, scratchFolder } from './support.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-apply-'));
-});
-afterEach(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
-const file = (name: string) => path.join(dir, name);
-const read = (name: string) => fs.readFileSync(file(name), 'utf8');
-const listing = () => fs.readdirSync(dir).sort();
+const scratch = scratchFolder('zodex-apply-');
+const { file, read, listing } = scratch;
 const modeOf = (name: string) => fs.statSync(file(name)).mode & 0o7777;
 
 // A port that records the temp files it opens and can fail one kind of call.
@@ -57,9 +47,9 @@ describe('atomic writes', () => {
   it('writes through an O_EXCL temp file named .<name>.zodex-<pid>-<random>.tmp in the same folder', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort, opened } = port();
-    await applyPatch(patch('*** Update File: a.txt', '@@', '-old', '+new'), dir, fsPort);
+    await applyPatch(patch('*** Update File: a.txt', '@@', '-old', '+new'), scratch.dir, fsPort);
     expect(opened).toHaveLength(1);
-    expect(path.dirname(opened[0]!.path)).toBe(dir);
+    expect(path.dirname(opened[0]!.path)).toBe(scratch.dir);
     expect(path.basename(opened[0]!.path)).toMatch(new RegExp(`^\\.a\\.txt\\.zodex-${process.pid}-[0-9a-f]{12}\\.tmp$`));
     expect(opened[0]!.flags).toBe('wx');
     expect(read('a.txt')).toBe('new\n');
@@ -72,7 +62,7 @@ describe('atomic writes', () => {
     const { fsPort } = port({ write: (target) => target.includes('.a.txt.') });
     const report = await applyPatch(
       patch('*** Update File: a.txt', '@@', '-old a', '+new a', '*** Update File: b.txt', '@@', '-old b', '+new b'),
-      dir,
+      scratch.dir,
       fsPort,
     );
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt' }]);
@@ -87,7 +77,7 @@ describe('atomic writes', () => {
   it('on a failed rename removes the temp file and keeps the original', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort } = port({ rename: () => true });
-    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old', '+new'), dir, fsPort);
+    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old', '+new'), scratch.dir, fsPort);
     expect(report.failed[0]).toMatchObject({ code: 'WRITE_FAILED' });
     expect(read('a.txt')).toBe('old\n');
     expect(listing()).toEqual(['a.txt']);
@@ -95,7 +85,7 @@ describe('atomic writes', () => {
 
   it('does not create a file when a new file cannot be written', async () => {
     const { fsPort } = port({ write: () => true });
-    const report = await applyPatch(patch('*** Add File: deep/new.txt', '+x'), dir, fsPort);
+    const report = await applyPatch(patch('*** Add File: deep/new.txt', '+x'), scratch.dir, fsPort);
     expect(report).toMatchObject({ changed: [], failed: [{ op: 'add', code: 'WRITE_FAILED' }] });
     expect(fs.readdirSync(file('deep'))).toEqual([]);
   });
@@ -105,14 +95,14 @@ describe('modes', () => {
   it('keeps the mode of an updated file, even bits the umask would clear', async () => {
     fs.writeFileSync(file('run.sh'), 'echo old\n');
     fs.chmodSync(file('run.sh'), 0o775);
-    await applyPatch(patch('*** Update File: run.sh', '@@', '-echo old', '+echo new'), dir);
+    await applyPatch(patch('*** Update File: run.sh', '@@', '-echo old', '+echo new'), scratch.dir);
     expect(modeOf('run.sh')).toBe(0o775);
   });
 
   it('gives a moved file the mode of its source, and a new file 0o666 minus the umask', async () => {
     fs.writeFileSync(file('a.sh'), 'x\n');
     fs.chmodSync(file('a.sh'), 0o700);
-    await applyPatch(patch('*** Update File: a.sh', '*** Move to: b.sh', '@@', '-x', '+y', '*** Add File: c.txt', '+c'), dir);
+    await applyPatch(patch('*** Update File: a.sh', '*** Move to: b.sh', '@@', '-x', '+y', '*** Add File: c.txt', '+c'), scratch.dir);
     expect(modeOf('b.sh')).toBe(0o700);
     const umask = process.umask();
     expect(modeOf('c.txt')).toBe(0o666 & ~umask);
@@ -122,7 +112,7 @@ describe('modes', () => {
 describe('operations', () => {
   it('moves: writes the destination then removes the source', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
-    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: x/y/b.txt', '@@', '-old', '+new'), dir);
+    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: x/y/b.txt', '@@', '-old', '+new'), scratch.dir);
     expect(report).toEqual({ changed: [{ kind: 'M', path: 'x/y/b.txt', movedFrom: 'a.txt' }], failed: [] });
     expect(listing()).toEqual(['x']);
     expect(read('x/y/b.txt')).toBe('new\n');
@@ -131,7 +121,7 @@ describe('operations', () => {
   it('reports a move whose source cannot be removed as both changed and failed', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort } = port({ unlink: (target) => target === file('a.txt') });
-    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old', '+new'), dir, fsPort);
+    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old', '+new'), scratch.dir, fsPort);
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt', movedFrom: 'a.txt' }]);
     expect(report.failed).toEqual([
       expect.objectContaining({ op: 'move', path: 'a.txt', code: 'DELETE_FAILED', reason: expect.stringContaining('the new file was written, but could not remove') }),
@@ -144,7 +134,7 @@ describe('operations', () => {
     fs.mkdirSync(file('real'));
     fs.writeFileSync(file('real/t.txt'), 'old\n');
     fs.symlinkSync('real/t.txt', file('link.txt'));
-    await applyPatch(patch('*** Update File: link.txt', '@@', '-old', '+new'), dir);
+    await applyPatch(patch('*** Update File: link.txt', '@@', '-old', '+new'), scratch.dir);
     expect(fs.lstatSync(file('link.txt')).isSymbolicLink()).toBe(true);
     expect(read('real/t.txt')).toBe('new\n');
     expect(fs.readdirSync(file('real'))).toEqual(['t.txt']);
@@ -153,7 +143,7 @@ describe('operations', () => {
   it('deletes a symlink itself, not its target', async () => {
     fs.writeFileSync(file('t.txt'), 'keep\n');
     fs.symlinkSync('t.txt', file('link.txt'));
-    await applyPatch(patch('*** Delete File: link.txt'), dir);
+    await applyPatch(patch('*** Delete File: link.txt'), scratch.dir);
     expect(listing()).toEqual(['t.txt']);
   });
 
@@ -161,7 +151,7 @@ describe('operations', () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort, opened } = port();
     await expect(
-      applyPatch(patch('*** Add File: b.txt', '+b', '*** Update File: a.txt', '@@', '-old', 'bad line'), dir, fsPort),
+      applyPatch(patch('*** Add File: b.txt', '+b', '*** Update File: a.txt', '@@', '-old', 'bad line'), scratch.dir, fsPort),
     ).rejects.toMatchObject({ code: 'PATCH_PARSE', line: 7 });
     expect(opened).toEqual([]);
     expect(listing()).toEqual(['a.txt']);

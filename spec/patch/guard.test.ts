@@ -1,23 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeFs } from '../../src/patch/apply.js';
 import { applyPatch, type FsPort } from '../../src/patch/index.js';
+import { patch, scratchFolder } from './support.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-guard-'));
-});
-afterEach(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const patch = (...body: string[]) => ['*** Begin Patch', ...body, '*** End Patch'].join('\n');
-const file = (name: string) => path.join(dir, name);
-const read = (name: string) => fs.readFileSync(file(name), 'utf8');
-const listing = () => fs.readdirSync(dir).sort();
+const scratch = scratchFolder('zodex-guard-');
+const { file, read, listing } = scratch;
 const twoFiles = patch('*** Update File: a.txt', '@@', '-old a', '+new a', '*** Update File: b.txt', '@@', '-old b', '+new b');
 
 // Another process's append, at the moment `when` says (once).
@@ -56,7 +46,7 @@ describe('a file another process writes between read and rename', () => {
   it('fails that operation with FILE_CHANGED_DURING_PATCH, keeps the writer\'s bytes, applies the rest', async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
     fs.writeFileSync(file('b.txt'), 'old b\n');
-    const report = await applyPatch(twoFiles, dir, appendAt('check', 'a.txt', 'appended\n'));
+    const report = await applyPatch(twoFiles, scratch.dir, appendAt('check', 'a.txt', 'appended\n'));
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt' }]);
     expect(report.failed).toEqual([
       expect.objectContaining({ op: 'update', path: 'a.txt', code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringMatching(/another process wrote .*a\.txt after apply_patch read it \(its size went from 6 to 15 bytes\); this operation was not applied/) }),
@@ -69,7 +59,7 @@ describe('a file another process writes between read and rename', () => {
   it('puts the old file back when a write through an old descriptor lands at the rename', async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
     fs.writeFileSync(file('b.txt'), 'old b\n');
-    const report = await applyPatch(twoFiles, dir, appendAt('rename', 'a.txt', 'late\n'));
+    const report = await applyPatch(twoFiles, scratch.dir, appendAt('rename', 'a.txt', 'late\n'));
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt' }]);
     expect(report.failed).toEqual([
       expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('while apply_patch replaced it (its size went from 6 to 11 bytes); the old file, with what that process wrote, was put back') }),
@@ -80,7 +70,7 @@ describe('a file another process writes between read and rename', () => {
 
   it('puts the old file back with what was appended to the patched file by name meanwhile, in order', async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
-    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), dir, appendAt('rename', 'a.txt', 'late 1\n', {}, 'late 2\n'));
+    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), scratch.dir, appendAt('rename', 'a.txt', 'late 1\n', {}, 'late 2\n'));
     expect(report.changed).toEqual([]);
     expect(report.failed).toEqual([
       expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('(with the 7 bytes written meanwhile to the patched file appended), was put back') }),
@@ -95,7 +85,7 @@ describe('a file another process writes between read and rename', () => {
     const noLinks = async () => {
       throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
     };
-    const report = await applyPatch(twoFiles, dir, appendAt('rename', 'a.txt', 'late\n', { link: noLinks }));
+    const report = await applyPatch(twoFiles, scratch.dir, appendAt('rename', 'a.txt', 'late\n', { link: noLinks }));
     expect(report.changed).toEqual([{ kind: 'M', path: 'a.txt' }, { kind: 'M', path: 'b.txt' }]);
     expect(report.failed).toEqual([expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('the patched file is in place') })]);
     expect(read('a.txt')).toBe('new a\n');
@@ -115,7 +105,7 @@ describe('a file another process writes between read and rename', () => {
         }
       },
     };
-    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old a', '+new a'), dir, port);
+    const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old a', '+new a'), scratch.dir, port);
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt', movedFrom: 'a.txt' }]);
     expect(report.failed).toEqual([expect.objectContaining({ op: 'move', code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('the new file was written, but another process wrote') })]);
     expect(read('a.txt')).toBe('old a\nmore\n');
@@ -124,8 +114,8 @@ describe('a file another process writes between read and rename', () => {
   it('leaves no descriptor open', async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
     const before = fs.readdirSync('/proc/self/fd').length;
-    await applyPatch(patch('*** Update File: a.txt', '@@', '-nope', '+x'), dir);
-    await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), dir);
+    await applyPatch(patch('*** Update File: a.txt', '@@', '-nope', '+x'), scratch.dir);
+    await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), scratch.dir);
     expect(fs.readdirSync('/proc/self/fd').length).toBe(before);
   });
 });
@@ -145,7 +135,7 @@ async function appendWhilePatching(lines: number, heldOpen: boolean) {
   const outcomes: string[] = [];
   const conflicts: string[] = [];
   while (running || outcomes.length === 0) {
-    const report = await applyPatch(patch('*** Update File: log.txt', '@@', `-version ${version}`, `+version ${version + 1}`), dir);
+    const report = await applyPatch(patch('*** Update File: log.txt', '@@', `-version ${version}`, `+version ${version + 1}`), scratch.dir);
     if (report.changed.length > 0) version++; // applied, perhaps with a conflict reported
     outcomes.push(report.failed[0]?.code ?? 'OK');
     const kept = /kept as (\S+)\.$/.exec(report.failed[0]?.reason ?? '')?.[1];
