@@ -3,6 +3,7 @@
 // included) and for a line over the size limit. Replies carry the id whenever it can be read.
 
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { clipText as clip } from '../errors.js';
 import type { Frame } from './framing.js';
 
 export const PARSE_ERROR = -32700;
@@ -15,8 +16,6 @@ export interface ErrorReply {
 }
 
 export type Classified = { kind: 'message'; message: JSONRPCMessage } | { kind: 'reply'; reply: ErrorReply } | { kind: 'blank' };
-
-const SHOWN = 200; // characters of any input an error quotes
 
 export function errorReply(id: RequestId | null, code: number, word: string, message: string): ErrorReply {
   return { jsonrpc: '2.0', id, error: { code, message: `${word}: ${message}`, data: { code: word } } };
@@ -120,8 +119,4 @@ function describe(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'number' && !Number.isInteger(value)) return `the fraction ${clip(String(value))}`;
   return `${typeof value} ${clip(JSON.stringify(value))}`;
-}
-
-function clip(text: string): string {
-  return text.length <= SHOWN ? text : `${text.slice(0, SHOWN)}… (${text.length - SHOWN} more characters)`;
 }
