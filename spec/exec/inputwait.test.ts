@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createInputProbe } from '../../src/exec/inputwait.js';
 import { killProcessTree } from '../../src/exec/kill.js';
-import { spawnPty, type PtyProcess } from '../../src/exec/pty.js';
+import { spawnPty } from '../../src/exec/launcher.js';
+import type { PtyProcess } from '../../src/exec/pty.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

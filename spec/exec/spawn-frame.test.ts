@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool, encodeSpec, type CommandSpec } from '../../src/exec/standby.js';
+import { StandbyPool } from '../../src/exec/standby.js';
+import { encodeSpec, type CommandSpec } from '../../src/exec/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnPty, type PtyExit, type PtyProcess } from '../../src/exec/pty.js';
+import { spawnPty } from '../../src/exec/launcher.js';
+import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
 import { StandbyPool } from '../../src/exec/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -12,8 +12,8 @@ import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
 import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
-import { spawnPty } from './pty.js';
-import { StandbyPool } from './standby.js';
+import { openLaunchers, type Launchers } from './launcher.js';
+import type { PtyProcess } from './pty.js';
 import { Session, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './spill.js';
 
@@ -27,7 +27,7 @@ export interface EngineOptions {
   unreportedRetentionMs: number;
   cols: number;
   rows: number;
-  // Keep terminals ready for the next commands (see standby.ts).
+  // Keep terminals ready for the next commands (see launcher.ts, standby.ts).
   standby: boolean;
   // Where the kill mechanism is announced (cgroup or /proc sweep), once at start.
   log?: (message: string) => void;
@@ -52,7 +52,7 @@ export interface EngineEvents {
 export class ExecEngine {
   private readonly sessions = new Map<string, Session>();
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
-  private readonly standby: StandbyPool | undefined;
+  private readonly launchers: Launchers;
   private closing = false;
   // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
   readonly cgroupDir: string | undefined;
@@ -69,16 +69,9 @@ export class ExecEngine {
     } else {
       options.log?.(`kill: no cgroup (${cgroup.reason}); descendants are swept through /proc until none is left`);
     }
-    if (options.standby) {
-      this.standby = new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows }, this.helperEnv());
-      setImmediate(() => this.standby?.fill());
-      void this.standby.sweepStale();
-    }
-  }
-
-  // zodex-spawn's own environment additions; it removes them before the command starts.
-  private helperEnv(): Record<string, string> {
-    return this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
+    // zodex-spawn's own environment additions; it removes them before the command starts.
+    const helperEnv: Record<string, string> = this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
+    this.launchers = openLaunchers({ spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows, helperEnv, standby: options.standby });
   }
 
   get size(): number {
@@ -103,15 +96,15 @@ export class ExecEngine {
     const setup = await this.options.shell;
     const handle = newSessionHandle();
     const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: request.env ? { ...setup.env, ...request.env } : setup.env };
-    let pty = this.standby?.take(spec) ?? (await this.standby?.startFresh(spec));
-    if (this.closing) {
-      pty?.dispose();
-      throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
-    }
+    let pty: PtyProcess;
     try {
-      pty ??= spawnPty({ spawnHelper: this.options.spawnHelper, ...spec, env: { ...spec.env, ...this.helperEnv() }, cols: this.options.cols, rows: this.options.rows });
+      pty = await this.launchers.launch(spec);
     } catch (error) {
       throw new ZodexError('SPAWN_FAILED', `could not start ${setup.shell}: ${(error as Error).message}`);
+    }
+    if (this.closing) {
+      pty.dispose();
+      throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
     }
     const session = new Session(
       {
@@ -194,7 +187,7 @@ export class ExecEngine {
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {
     this.closing = true;
-    this.standby?.close();
+    this.launchers.close();
     const sessions = this.list();
     for (const session of sessions) session.kill('killed');
     const deadline = Date.now() + graceMs;

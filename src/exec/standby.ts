@@ -1,17 +1,20 @@
 // Standby terminals: a PTY with zodex-spawn already running on it, waiting for its command, so
 // that exec_command does not pay node-pty's fork (about a millisecond, on the event loop) and
 // zodex-spawn's start while its caller waits. Flow: fill() starts `zodex-spawn NONCE --standby
-// SOCKET`, which connects back and says its nonce; take(spec) sends it the command (cwd,
-// program, args, environment) and hands back the PTY, attached as any other; the pool refills
-// itself once the loop is idle. Anything unusual (no standby ready, one that died) falls back
-// to a direct spawn, so the pool is a shortcut, never a dependency.
+// SOCKET` (through the zygote, else node-pty), which connects back and says its nonce; take(spec)
+// sends it the command frame (wire.ts) and hands back the PTY, attached as any other; the pool
+// refills itself once the loop is idle. Two launchers use it (launcher.ts): the pooled standby
+// (take) and the zygote on demand (startFresh). Anything unusual (none ready, one that died)
+// leaves the command to the next launcher, so the pool is a shortcut, never a dependency.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { attachPty, newNonce, startHelper, type HelperTerminal, type PtyProcess } from './pty.js';
-import { Zygote, ZygoteTerminal } from './zygote.js';
+import { startHelper } from './nodepty.js';
+import { attachPty, newNonce, type HelperTerminal, type PtyProcess } from './pty.js';
+import { encodeSpec, parseHello, type CommandSpec } from './wire.js';
+import { Zygote } from './zygote.js';
 
 // How many terminals wait ready, and when the pool refills after one is taken.
 const POOL_SIZE = 2;
@@ -21,13 +24,6 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const FRESH_CONNECT_TIMEOUT_MS = 1_000;
 const FOLDER_PREFIX = 'zodex-standby-';
 
-export interface CommandSpec {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-}
-
 interface Standby {
   nonce: string;
   pty: HelperTerminal;
@@ -35,27 +31,6 @@ interface Standby {
   timer: NodeJS.Timeout;
   reserved: boolean; // started for one command (startFresh): not the pool's to give out
   settled?: (ready: boolean) => void; // startFresh waits on it: connected, or dropped
-}
-
-// The frame zodex-spawn reads (decode_spec in native/zodex-spawn.c): its length, then ARGC and
-// ENVC, then cwd, program, args and NAME=value entries, each string behind its byte length; all
-// numbers 32-bit little-endian. No byte of a value can end a field or start another. Callers
-// refuse NUL inside a value first (ExecEngine.start): execve cannot carry it, the decoder
-// refuses the frame.
-export function encodeSpec(spec: CommandSpec): Buffer {
-  const strings = [spec.cwd, spec.file, ...spec.args, ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
-  const encoded = strings.map((text) => Buffer.from(text, 'utf8'));
-  const frame = Buffer.alloc(12 + encoded.reduce((sum, bytes) => sum + 4 + bytes.length, 0));
-  frame.writeUInt32LE(frame.length - 4, 0);
-  frame.writeUInt32LE(1 + spec.args.length, 4);
-  frame.writeUInt32LE(Object.keys(spec.env).length, 8);
-  let at = 12;
-  for (const bytes of encoded) {
-    frame.writeUInt32LE(bytes.length, at);
-    bytes.copy(frame, at + 4);
-    at += 4 + bytes.length;
-  }
-  return frame;
 }
 
 export class StandbyPool {
@@ -91,18 +66,23 @@ export class StandbyPool {
     if (this.closed) return;
     let pooled = 0;
     for (const standby of this.waiting.values()) if (!standby.reserved) pooled++;
-    for (; pooled < POOL_SIZE; pooled++) this.startOne(false);
+    for (; pooled < POOL_SIZE; pooled++) if (!this.startOne(false)) return;
   }
 
-  private startOne(reserved: boolean): Standby {
+  // A new standby: through the zygote, else (not for a `reserved` one, which is only worth it
+  // through the zygote) node-pty. Undefined when none could be started.
+  private startOne(reserved: boolean): Standby | undefined {
     const nonce = newNonce();
     const pty =
       this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
-      startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
-        ...this.terminal,
-        cwd: '/',
-        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
-      });
+      (reserved
+        ? undefined
+        : startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+            ...this.terminal,
+            cwd: '/',
+            env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
+          }));
+    if (!pty) return undefined;
     const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), reserved ? FRESH_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS), reserved };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
@@ -115,13 +95,13 @@ export class StandbyPool {
     connection.setEncoding('latin1');
     connection.on('data', (chunk: string) => {
       hello += chunk;
-      const end = hello.indexOf('\n');
-      if (end === -1) return;
-      const standby = this.waiting.get(hello.slice(0, end));
+      const nonce = parseHello(hello);
+      if (nonce === undefined) return;
+      const standby = this.waiting.get(nonce);
       if (!standby || standby.connection) return connection.destroy();
       standby.connection = connection;
       clearTimeout(standby.timer);
-      if (standby.pty instanceof ZygoteTerminal) standby.pty.releaseSlave(); // it holds its own now
+      standby.pty.settled(); // it holds the terminal itself now
       standby.settled?.(true);
     });
     connection.on('error', () => {});
@@ -162,10 +142,7 @@ export class StandbyPool {
   async startFresh(spec: CommandSpec): Promise<PtyProcess | undefined> {
     if (this.closed || !this.zygote?.usable) return undefined;
     const standby = this.startOne(true);
-    if (!(standby.pty instanceof ZygoteTerminal)) {
-      this.drop(standby);
-      return undefined;
-    }
+    if (!standby) return undefined;
     const connected = new Promise<boolean>((resolve) => (standby.settled = resolve));
     const [ready, pid] = await Promise.all([connected, standby.pty.started]);
     if (!ready || !(pid > 0) || this.waiting.get(standby.nonce) !== standby) {

@@ -1,28 +1,21 @@
 // Standby terminals without forking zodexd. node-pty starts every process by forking zodexd
 // itself: about a millisecond on the event loop per process, more as the heap grows, then
 // copy-on-write faults on the pages zodexd touches next (measured: 281 page faults per
-// exec_command, against 19 per ping). Instead zodexd opens the terminal itself (openpty, through
-// node-pty's native module: no fork) and asks the zygote, a small `zodex-spawn --zygote`
-// started once, to fork the standby onto it (see native/zodex-spawn.c). Flow:
+// exec_command, against 19 per ping). Instead zodexd opens the terminal itself (openTerminal in
+// nodepty.ts: no fork) and asks the zygote, a small `zodex-spawn --zygote` started once, to fork
+// the standby onto it (native/spawn-zygote.c; its lines in native/PROTOCOL.md). Flow:
 //   start(nonce) -> openpty -> "NONCE /dev/pts/N" to the zygote -> "s NONCE PID" back
-//   -> the standby connects to the pool's socket (standby.ts) -> releaseSlave()
+//   -> the standby connects to the pool's socket (standby.ts) -> settled()
 //   ... the zygote reaps it: "e PID STATUS" -> onExit.
 // If the zygote cannot start or dies, start() returns undefined and the pool falls back to
 // node-pty.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import tty from 'node:tty';
-import { parseStatus, type HelperTerminal } from './pty.js';
-
-interface NativePty {
-  open(cols: number, rows: number): { master: number; slave: number; pty: string };
-}
-
-const require = createRequire(import.meta.url);
-// node-pty's own loader (build/Release, build/Debug or prebuilds), as node-pty itself loads it.
-const nativePty = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty } }).loadNativeModule('pty').module;
+import { openTerminal } from './nodepty.js';
+import type { HelperTerminal } from './pty.js';
+import { HANG_UP, parseZygoteReport, zygoteRequest } from './wire.js';
 
 type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
 
@@ -89,7 +82,7 @@ export class ZygoteTerminal implements HelperTerminal {
   }
 
   // The standby has opened the terminal itself: zodexd's copy of the slave side can go.
-  releaseSlave(): void {
+  settled(): void {
     if (this.slave === undefined) return;
     fs.close(this.slave, () => {});
     this.slave = undefined;
@@ -104,7 +97,7 @@ export class ZygoteTerminal implements HelperTerminal {
     this.reader.destroy(); // closes the master
     if (this.pid > 0 && !this.exited) {
       try {
-        process.kill(this.pid, 'SIGHUP'); // as node-pty does: the hang-up, even if a copy of the master lingers
+        process.kill(this.pid, HANG_UP); // as node-pty does: the hang-up, even if a copy of the master lingers
       } catch {
         // already gone
       }
@@ -120,7 +113,7 @@ export class ZygoteTerminal implements HelperTerminal {
     this.reportStart(0); // nothing once started
     if (this.exited) return;
     this.exited = true;
-    this.releaseSlave();
+    this.settled();
     this.exitListener(exit);
   }
 }
@@ -147,7 +140,7 @@ export class Zygote {
       pending += chunk;
       let newline: number;
       while ((newline = pending.indexOf('\n')) !== -1) {
-        this.report(pending.slice(0, newline).split(' '));
+        this.report(pending.slice(0, newline));
         pending = pending.slice(newline + 1);
       }
     });
@@ -164,33 +157,32 @@ export class Zygote {
     if (!this.usable) return undefined;
     let fds: { master: number; slave: number; pty: string };
     try {
-      fds = nativePty.open(cols, rows);
+      fds = openTerminal(cols, rows);
     } catch {
-      return undefined; // out of terminals: node-pty will say so with a clearer error
+      return undefined; // out of terminals (node-pty will say so with a clearer error), or no openpty
     }
     const terminal = new ZygoteTerminal(fds.master, fds.slave);
     this.starting.set(nonce, terminal);
-    this.child.stdin!.write(`${nonce} ${fds.pty}\n`);
+    this.child.stdin!.write(zygoteRequest(nonce, fds.pty));
     return terminal;
   }
 
-  private report([kind, first, second]: string[]): void {
-    if (kind === 's' && first !== undefined) {
-      const terminal = this.starting.get(first);
-      this.starting.delete(first);
-      const pid = Number(second);
+  private report(line: string): void {
+    const report = parseZygoteReport(line);
+    if (report?.kind === 'started') {
+      const terminal = this.starting.get(report.nonce);
+      this.starting.delete(report.nonce);
       if (!terminal) return;
-      if (!(pid > 0)) {
+      if (!(report.pid > 0)) {
         this.refusing = true; // it cannot start standbys here: node-pty will, from now on
         return terminal.ended({ exitCode: 127 });
       }
-      terminal.forked(pid);
-      this.running.set(pid, terminal);
-    } else if (kind === 'e' && first !== undefined && second !== undefined) {
-      const pid = Number(first);
-      const terminal = this.running.get(pid);
-      this.running.delete(pid);
-      const { exitCode, signal } = parseStatus(second);
+      terminal.forked(report.pid);
+      this.running.set(report.pid, terminal);
+    } else if (report?.kind === 'ended') {
+      const terminal = this.running.get(report.pid);
+      this.running.delete(report.pid);
+      const { exitCode, signal } = report.status;
       terminal?.ended(signal === undefined ? { exitCode } : { exitCode: 0, signal }); // node-pty's form
     }
   }

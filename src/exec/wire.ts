@@ -1,0 +1,139 @@
+// The four wire formats between zodexd and zodex-spawn, zodexd's side, exactly as
+// native/PROTOCOL.md writes them down: the end marker on the terminal, the standby's command
+// frame, the zygote's request and report lines, and the signals. Pure: bytes in, values out
+// (spec/exec/wire.test.ts pins each against the C side's own bytes).
+
+// Signals zodexd sends zodex-spawn: a kill request (it kills every descendant and reports), and
+// the hang-up node-pty sends on close (it kills what is left and exits).
+export const KILL_REQUEST = 'SIGUSR2';
+export const HANG_UP = 'SIGHUP';
+
+export interface CommandSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface WireStatus {
+  exitCode: number; // 128 + signal when the shell died of a signal, as shells report it
+  signal: number | undefined;
+}
+
+// "x<code>" or "s<signal>", as zodex-spawn writes it in its end marker and its zygote in an exit
+// report; anything else reads as exit code 255.
+export function parseStatus(status: string): WireStatus {
+  const value = /^[xs]\d{1,10}$/.test(status) ? Number.parseInt(status.slice(1), 10) : Number.NaN;
+  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 128 + value, signal: value };
+  return { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
+}
+
+// The command frame zodex-spawn reads (decode_spec in native/spawn-io.c): its length, then ARGC
+// and ENVC, then cwd, program, args and NAME=value entries, each string behind its byte length;
+// all numbers 32-bit little-endian. No byte of a value can end a field or start another. Callers
+// refuse NUL inside a value first (ExecEngine.start): execve cannot carry it, the decoder refuses
+// the frame.
+export function encodeSpec(spec: CommandSpec): Buffer {
+  const strings = [spec.cwd, spec.file, ...spec.args, ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
+  const encoded = strings.map((text) => Buffer.from(text, 'utf8'));
+  const frame = Buffer.alloc(12 + encoded.reduce((sum, bytes) => sum + 4 + bytes.length, 0));
+  frame.writeUInt32LE(frame.length - 4, 0);
+  frame.writeUInt32LE(1 + spec.args.length, 4);
+  frame.writeUInt32LE(Object.keys(spec.env).length, 8);
+  let at = 12;
+  for (const bytes of encoded) {
+    frame.writeUInt32LE(bytes.length, at);
+    bytes.copy(frame, at + 4);
+    at += 4 + bytes.length;
+  }
+  return frame;
+}
+
+// A standby's hello on the pool's socket: its nonce and a newline.
+export function parseHello(text: string): string | undefined {
+  const end = text.indexOf('\n');
+  return end === -1 ? undefined : text.slice(0, end);
+}
+
+// The zygote's request, one line on its stdin: fork a standby for NONCE onto terminal TTY.
+export function zygoteRequest(nonce: string, tty: string): string {
+  return `${nonce} ${tty}\n`;
+}
+
+// One line of the zygote's stdout (without its newline): a standby started (pid 0: it could not
+// be), or one ended with its status. Undefined for anything else.
+export type ZygoteReport = { kind: 'started'; nonce: string; pid: number } | { kind: 'ended'; pid: number; status: WireStatus };
+
+export function parseZygoteReport(line: string): ZygoteReport | undefined {
+  const [kind, first, second, extra] = line.split(' ');
+  if (extra !== undefined || first === undefined || second === undefined || !/^\d+$/.test(kind === 's' ? second : first)) return undefined;
+  if (kind === 's') return { kind: 'started', nonce: first, pid: Number(second) };
+  if (kind === 'e') return { kind: 'ended', pid: Number(first), status: parseStatus(second) };
+  return undefined;
+}
+
+const MARKER_PREFIX = '\x1b]6972;';
+const BEL = 0x07;
+
+// Splits a zodex-spawn terminal's bytes into the command's output and its end marker,
+// "ESC ] 6972 ; NONCE ; STATUS BEL". Bytes that may be the start of the marker are held back
+// until the next read decides; after the marker nothing more is output.
+export class EndMarkerReader {
+  private readonly marker: Buffer;
+  private carry: Buffer | undefined;
+  private done = false;
+
+  constructor(nonce: string) {
+    this.marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
+  }
+
+  get ended(): boolean {
+    return this.done;
+  }
+
+  // The output in `data` (maybe empty), and the status once the whole marker has arrived.
+  push(data: Buffer): { output: Buffer | undefined; status?: WireStatus } {
+    if (this.done) return { output: undefined };
+    let bytes = data;
+    if (this.carry) {
+      bytes = Buffer.concat([this.carry, bytes]);
+      this.carry = undefined;
+    }
+    const at = bytes.indexOf(this.marker);
+    if (at === -1) {
+      const keep = possibleMarkerStart(bytes, this.marker);
+      if (keep > 0) this.carry = Buffer.from(bytes.subarray(bytes.length - keep));
+      const output = keep > 0 ? bytes.subarray(0, bytes.length - keep) : bytes;
+      return { output: output.length > 0 ? output : undefined };
+    }
+    const output = at > 0 ? bytes.subarray(0, at) : undefined;
+    const bel = bytes.indexOf(BEL, at + this.marker.length);
+    if (bel === -1) {
+      this.carry = Buffer.from(bytes.subarray(at)); // the status has not fully arrived yet
+      return { output };
+    }
+    this.done = true;
+    return { output, status: parseStatus(bytes.subarray(at + this.marker.length, bel).toString('latin1')) };
+  }
+
+  // The terminal closed without a marker: what was held back was output after all.
+  end(): Buffer | undefined {
+    const rest = this.done ? undefined : this.carry;
+    this.carry = undefined;
+    this.done = true;
+    return rest;
+  }
+}
+
+// How many trailing bytes of `bytes` could be the beginning of `marker`. Only an ESC can start
+// it, so most reads hold back nothing.
+function possibleMarkerStart(bytes: Buffer, marker: Buffer): number {
+  const from = Math.max(0, bytes.length - marker.length + 1);
+  let at = bytes.indexOf(0x1b, from);
+  while (at !== -1) {
+    const tail = bytes.subarray(at);
+    if (marker.subarray(0, tail.length).equals(tail)) return tail.length;
+    at = bytes.indexOf(0x1b, at + 1);
+  }
+  return 0;
+}
