@@ -4,12 +4,19 @@
 // what HTTP costs whatever the server does (node's HTTP and the client's).
 //   goal (issue 2): stdio p50 <= 1.5 x floor p50;  goal (issue 5): http p50 <= stdio p50 + 1 ms.
 // Each is measured with the SDK's clients and with equal minimal clients (bench/lib.mjs).
+// The peer in the same run (issue 14): mcp-server-commands (pinned in bench/compare/servers.mjs,
+// installed into bench/.peers), whose run_command runs `true` through child_process.exec: pipes,
+// no PTY, no sessions. Measured with the SDK client and with the same minimal client as zodexd.
+//   goal (issue 14): zodex stdio p50 <= 1.0 x mcp-server-commands stdio p50, the PTY kept.
 // Also 16 sessions running concurrently over HTTP (16 conversations, `sleep 1` each).
 // Usage: node bench/roundtrip.mjs [calls]
 
+import { ensurePeers } from './compare/servers.mjs';
 import { BARE_MCP, barePty, exec, httpZodex, rawHttp, rawStdio, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
 
 requireBuild();
+const peerStatus = ensurePeers()['mcp-server-commands'];
+if (!peerStatus.ok) throw new Error(`mcp-server-commands is needed for the side-by-side figure: ${peerStatus.reason}`);
 const calls = Number(process.argv[2] ?? 300);
 const shell = process.env.SHELL || '/bin/bash';
 const stdio = await stdioZodex();
@@ -17,9 +24,18 @@ const http = await httpZodex();
 const raw = { stdio: await rawStdio(), http: await rawHttp(http.url) };
 const bare = { stdio: await stdioZodex(['stdio'], {}, BARE_MCP), http: await httpZodex(['http'], {}, [BARE_MCP]) };
 const bareRaw = { stdio: await rawStdio(['stdio'], BARE_MCP), http: await rawHttp(bare.http.url) };
+const peer = await stdioZodex([], {}, peerStatus.entry);
+const peerRaw = await rawStdio([], peerStatus.entry);
 const call = (client) => client.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
+const peerArguments = { name: 'run_command', arguments: { command: 'true', workdir: '/' } };
+const peerCall = async () => {
+  const result = await peer.client.callTool(peerArguments, undefined, { timeout: 600_000 });
+  if (result.isError) throw new Error(`mcp-server-commands failed: ${JSON.stringify(result).slice(0, 200)}`);
+};
+const peerRawCall = () => peerRaw.request('tools/call', peerArguments);
 for (const server of [stdio, http, bare.stdio, bare.http]) for (let i = 0; i < 20; i++) await exec(server.client, { cmd: 'true' }); // warm up
 for (const client of [...Object.values(raw), ...Object.values(bareRaw)]) for (let i = 0; i < 20; i++) await call(client);
+for (let i = 0; i < 20; i++) await peerCall(), await peerRawCall();
 
 async function timed(fn) {
   const started = process.hrtime.bigint();
@@ -27,8 +43,10 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [] };
+const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [], peerStdio: [], peerRawStdio: [] };
 for (let i = 0; i < calls; i++) {
+  samples.peerStdio.push(await timed(peerCall));
+  samples.peerRawStdio.push(await timed(peerRawCall));
   samples.floor.push(await timed(() => barePty('true', shell)));
   samples.stdio.push(await timed(() => exec(stdio.client, { cmd: 'true' })));
   samples.http.push(await timed(() => exec(http.client, { cmd: 'true' })));
@@ -53,7 +71,8 @@ const clients = await Promise.all(
 );
 const concurrent = await timed(() => Promise.all(clients.map((client) => exec(client, { cmd: 'sleep 1' }))));
 await Promise.all(clients.map((client) => client.close()));
-for (const client of [...Object.values(raw), ...Object.values(bareRaw)]) client.close();
+for (const client of [...Object.values(raw), ...Object.values(bareRaw), peerRaw]) client.close();
+await peer.close();
 for (const server of [stdio, http, bare.stdio, bare.http]) await server.close();
 
 const result = {
@@ -79,7 +98,13 @@ const result = {
   // What zodex adds over HTTP beyond the floor's own HTTP cost.
   zodexHttpCostOverFloorP50Ms: round(figures.http.p50 - figures.stdio.p50 - (figures.bareHttp.p50 - figures.bareStdio.p50)),
   zodexRawHttpCostOverFloorP50Ms: round(figures.rawHttp.p50 - figures.rawStdio.p50 - (figures.bareRawHttp.p50 - figures.bareRawStdio.p50)),
-  goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1' },
+  // The side-by-side peer: mcp-server-commands over stdio, pipes and no PTY.
+  peer: { pkg: peerStatus.pkg, version: peerStatus.version, tool: 'run_command { command: "true", workdir: "/" }' },
+  peerStdioMs: figures.peerStdio,
+  peerRawStdioMs: figures.peerRawStdio,
+  stdioOverPeerP50: round(figures.stdio.p50 / figures.peerStdio.p50),
+  rawStdioOverPeerRawP50: round(figures.rawStdio.p50 / figures.peerRawStdio.p50),
+  goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1', stdioOverPeerP50: '<= 1.0 (issue 14)' },
   sixteenConcurrentSessions: { command: 'sleep 1', wallMs: round(concurrent), idealMs: 1000 },
 };
 const file = writeResult('roundtrip', result);

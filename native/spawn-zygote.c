@@ -1,12 +1,13 @@
-/* Zygote (`zodex-spawn --zygote SOCKET`): started once by zodexd, it forks each standby onto a
-   terminal zodexd opened itself, because forking zodexd costs a millisecond or more on its event
-   loop where this small process forks in microseconds. Its line protocol, requests on stdin and
+/* Zygote (`zodex-spawn --zygote SOCKET`): started once by zodexd, it forks each standby, or a
+   command's reporter itself, onto a terminal zodexd opened, because forking zodexd costs a
+   millisecond or more on its event loop where this small process forks in microseconds. Its line protocol, requests on stdin and
    reports on stdout, is in PROTOCOL.md ("The zygote's lines"). It dies with zodexd
    (PR_SET_PDEATHSIG), and its standbys follow it (theirs), killing their commands. */
 #include "spawn.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
@@ -27,8 +28,10 @@ static int valid_request(const char *nonce, const char *tty) {
   return number && *number != '\0' && strlen(number) < 12 && strspn(number, "0123456789") == strlen(number);
 }
 
-/* The child side of a zygote fork: `zodex-spawn NONCE --standby SOCKET` on the terminal TTY. */
-static void become_standby(const char *self, const char *nonce, const char *tty, const char *socket_path, const sigset_t *mask) {
+/* The child side of a zygote fork, first: a session of its own with TTY as its controlling
+   terminal and its standard descriptors, node-pty's input settings, the zygote's signal mask
+   and dispositions undone. */
+static void take_terminal(const char *tty, const sigset_t *mask) {
   signal(SIGCHLD, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, mask, NULL);
@@ -47,8 +50,44 @@ static void become_standby(const char *self, const char *nonce, const char *tty,
   for (int target = 0; target <= 2; target++)
     if (dup2(fd, target) < 0) _exit(127);
   if (fd > 2) close(fd);
+}
+
+/* A standby request: `zodex-spawn NONCE --standby SOCKET` on the terminal. */
+static void become_standby(const char *self, const char *nonce, const char *tty, const char *socket_path, const sigset_t *mask) {
+  take_terminal(tty, mask);
   execl(self, self, nonce, "--standby", socket_path, (char *)NULL);
   _exit(127);
+}
+
+/* A run request: this child is the reporter of the command in FRAME, no exec, no socket. */
+static void become_reporter(const char *nonce, const char *tty, const unsigned char *frame, size_t len, const sigset_t *mask) {
+  take_terminal(tty, mask);
+  char *cwd, **args, **env;
+  if (decode_spec(frame, len, &cwd, &args, &env) < 0) _exit(127);
+  prepare_reporter(nonce);
+  run_reporter(nonce, cwd, args, env);
+}
+
+/* Moves N bytes into DST: first those the line buffer holds past the request, then from stdin. */
+static int pull(char *buf, size_t *have, unsigned char *dst, size_t n) {
+  size_t take = *have < n ? *have : n;
+  memcpy(dst, buf, take);
+  memmove(buf, buf + take, *have - take);
+  *have -= take;
+  return take == n ? 0 : read_all(STDIN_FILENO, (char *)dst + take, n - take);
+}
+
+/* The command frame that follows a run request (PROTOCOL.md, format 2); NULL when it is cut
+   short or its length is out of bounds: the stream cannot be read on from there. */
+static unsigned char *take_frame(char *buf, size_t *have, size_t *len) {
+  unsigned char header[4];
+  if (pull(buf, have, header, 4) < 0) return NULL;
+  *len = (size_t)header[0] | (size_t)header[1] << 8 | (size_t)header[2] << 16 | (size_t)header[3] << 24;
+  if (*len == 0 || *len > (64u << 20)) return NULL;
+  unsigned char *payload = malloc(*len);
+  if (payload && pull(buf, have, payload, *len) == 0) return payload;
+  free(payload);
+  return NULL;
 }
 
 int zygote(const char *self, const char *socket_path) {
@@ -99,23 +138,30 @@ int zygote(const char *self, const char *socket_path) {
     used += (size_t)n;
     char *newline;
     while ((newline = memchr(line, '\n', used)) != NULL) {
-      *newline = '\0';
-      char *space = strchr(line, ' ');
-      pid_t pid = 0;
-      if (space) {
-        *space = '\0';
-        if (valid_request(line, space + 1)) {
-          pid = fork();
-          if (pid == 0) become_standby(self, line, space + 1, socket_path, &old_set);
-          if (pid < 0) pid = 0;
-        }
-      }
-      char report[128];
-      int len = snprintf(report, sizeof report, "s %.64s %d\n", line, (int)pid);
-      if (len > 0 && (size_t)len < sizeof report) write_all(STDOUT_FILENO, report, (size_t)len);
+      char request[256];
       size_t consumed = (size_t)(newline - line) + 1;
+      memcpy(request, line, consumed - 1);
+      request[consumed - 1] = '\0';
       memmove(line, line + consumed, used - consumed);
       used -= consumed;
+      char *tty = strchr(request, ' '), *mode = NULL; /* "NONCE TTY" or "NONCE TTY run" */
+      if (tty) *tty++ = '\0';
+      if (tty && (mode = strchr(tty, ' ')) != NULL) *mode++ = '\0';
+      int run = mode && strcmp(mode, "run") == 0;
+      unsigned char *frame = NULL;
+      size_t frame_len = 0;
+      if (run && !(frame = take_frame(line, &used, &frame_len))) return 1; /* the pipe broke mid-frame */
+      pid_t pid = 0;
+      if (tty && (!mode || run) && valid_request(request, tty)) {
+        pid = fork();
+        if (pid == 0 && run) become_reporter(request, tty, frame, frame_len, &old_set);
+        if (pid == 0) become_standby(self, request, tty, socket_path, &old_set);
+        if (pid < 0) pid = 0;
+      }
+      free(frame);
+      char report[128];
+      int len = snprintf(report, sizeof report, "s %.64s %d\n", request, (int)pid);
+      if (len > 0 && (size_t)len < sizeof report) write_all(STDOUT_FILENO, report, (size_t)len);
     }
     if (used == sizeof line - 1) used = 0; /* an overlong line: not a request of ours */
   }

@@ -98,19 +98,24 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
-  it('start one through the zygote for a command when none is waiting, and none once it is gone', async () => {
+  it('let the zygote fork the command\'s reporter itself when none is waiting, and none once it is gone', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);
-    const spec = { cwd: '/', file: '/bin/sh', args: ['-c', 'echo fresh'], env: {} };
+    const spec = { cwd: '/tmp', file: '/bin/sh', args: ['-c', 'echo fresh; pwd; echo "$V"; tty; exit 3'], env: { V: 'from the frame' } };
     expect(pool.take(spec)).toBeUndefined(); // never filled
-    const pty = await pool.startFresh(spec);
+    const pty = await pool.run(spec);
     expect(pty).toBeDefined();
-    expect(fs.readFileSync(`/proc/${parentOf(pty!.pid)}/cmdline`, 'utf8').split('\0')).toContain('--zygote');
-    expect(await run(pty!)).toMatchObject({ output: 'fresh\n', exit: { exitCode: 0, complete: true } });
+    // the reporter is the zygote's own child, not an exec of zodex-spawn
+    const zygotePid = (pool as unknown as { zygote: { child: { pid: number } } }).zygote.child.pid;
+    expect(parentOf(pty!.pid)).toBe(zygotePid);
+    expect(fs.readFileSync(`/proc/${pty!.pid}/cmdline`, 'utf8').split('\0')).toContain('--zygote');
+    const { output, exit } = await run(pty!);
+    expect(output).toMatch(/^fresh\n\/tmp\nfrom the frame\n\/dev\/pts\/\d+\n$/);
+    expect(exit).toEqual({ exitCode: 3, signal: undefined, complete: true });
     pty!.dispose();
     process.kill((pool as unknown as { zygote: { child: { pid: number } } }).zygote.child.pid, 'SIGKILL');
     for (let i = 0; i < 100 && (pool as unknown as { zygote: { usable: boolean } }).zygote.usable; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await pool.startFresh(spec)).toBeUndefined();
+    expect(await pool.run(spec)).toBeUndefined();
   });
 
   it('fall back to node-pty when the zygote is gone', async () => {

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import tty from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -140,6 +141,32 @@ describe("the zygote's lines", () => {
       fs.closeSync(fds.master);
       fs.closeSync(fds.slave);
     } finally {
+      child.stdin.end();
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
+  it('"NONCE TTY run" and a command frame fork the reporter itself onto the terminal: the marker, then "s", then "e" on the hang-up', async () => {
+    const { child, line } = zygote();
+    const fds = openTerminal(80, 24);
+    const reader = new tty.ReadStream(fds.master);
+    reader.on('error', () => {});
+    try {
+      const bytes = new Promise<Buffer>((resolve) => {
+        const chunks: Buffer[] = [];
+        reader.on('data', (data: Buffer) => {
+          chunks.push(data);
+          if (endsWithBel(Buffer.concat(chunks))) resolve(Buffer.concat(chunks));
+        });
+      });
+      child.stdin.write(zygoteRequest('abc124', fds.pty, { cwd: '/tmp', file: '/bin/sh', args: ['-c', 'printf "%s" "$PWD $V"; exit 5'], env: { V: 'v' } }));
+      const started = parseZygoteReport(await line(1));
+      expect(started).toMatchObject({ kind: 'started', nonce: 'abc124' });
+      expect((await bytes).toString('latin1')).toBe('/tmp v\x1b]6972;abc124;x5\x07');
+      reader.destroy(); // closes the master: the hang-up
+      expect(parseZygoteReport(await line(2))).toMatchObject({ kind: 'ended', pid: (started as { pid: number }).pid });
+    } finally {
+      fs.closeSync(fds.slave);
       child.stdin.end();
       await new Promise((resolve) => child.once('exit', resolve));
     }

@@ -1,16 +1,22 @@
 // How a command gets onto a terminal with zodex-spawn: one interface, three ways, chosen here
 // and nowhere else. Flow: openLaunchers() -> launch(spec) asks each launcher in order — the
-// pooled standby (a terminal already waiting: standby.ts), the zygote on demand (one forked now
-// by the small zygote: zygote.ts), node-pty direct (nodepty.ts) — and the first that has a
-// terminal runs the command. The last one always starts it or throws.
+// pooled standby (a terminal already waiting: standby.ts), the zygote on demand (the small
+// zygote forks the command's reporter onto a new terminal: zygote.ts), node-pty direct
+// (nodepty.ts) — and the first that has a terminal runs the command. The last one always starts
+// it or throws.
 
 import { startHelper } from './nodepty.js';
 import { attachPty, newNonce, type PtyProcess } from './pty.js';
 import { StandbyPool } from './standby.js';
 import type { CommandSpec } from './wire.js';
 
+// standby: a pooled terminal already waiting; zygote: the zygote forks the command's reporter
+// onto a new terminal now; direct: node-pty.
+export type LauncherKind = 'standby' | 'zygote' | 'direct';
+const DEFAULT_WAYS: readonly LauncherKind[] = ['standby', 'zygote', 'direct'];
+
 export interface Launcher {
-  readonly kind: 'standby' | 'zygote' | 'direct';
+  readonly kind: LauncherKind;
   // A terminal running `spec`, or undefined when this way has none to give now (the next is asked).
   launch(spec: CommandSpec): PtyProcess | undefined | Promise<PtyProcess | undefined>;
 }
@@ -22,6 +28,7 @@ export interface LauncherOptions {
   // Added to zodex-spawn's own environment (ZODEX_CGROUP), never the command's.
   helperEnv: Record<string, string>;
   standby: boolean; // keep terminals ready (the pool and its zygote); false: node-pty alone
+  ways?: readonly LauncherKind[]; // the order they are asked in (benchmarks); direct is always last
 }
 
 export interface Launchers {
@@ -45,13 +52,17 @@ export function directLauncher(options: Omit<LauncherOptions, 'standby'>): Launc
 }
 
 export function openLaunchers(options: LauncherOptions): Launchers {
-  const pool = options.standby ? new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows }, options.helperEnv) : undefined;
-  if (pool) {
+  const ways = options.standby ? (options.ways ?? DEFAULT_WAYS).filter((way) => way !== 'direct') : [];
+  const pool = ways.length > 0 ? new StandbyPool(options.spawnHelper, { cols: options.cols, rows: options.rows }, options.helperEnv) : undefined;
+  if (pool && ways.includes('standby')) {
     setImmediate(() => pool.fill());
     void pool.sweepStale();
   }
   const chain: Launcher[] = [];
-  if (pool) chain.push({ kind: 'standby', launch: (spec) => pool.take(spec) }, { kind: 'zygote', launch: (spec) => pool.startFresh(spec) });
+  for (const kind of ways) {
+    if (kind === 'standby') chain.push({ kind, launch: (spec) => pool!.take(spec) });
+    if (kind === 'zygote') chain.push({ kind, launch: (spec) => pool!.run(spec) });
+  }
   chain.push(directLauncher(options));
   return {
     chain,

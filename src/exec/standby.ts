@@ -4,8 +4,9 @@
 // SOCKET` (through the zygote, else node-pty), which connects back and says its nonce; take(spec)
 // sends it the command frame (wire.ts) and hands back the PTY, attached as any other; the pool
 // refills itself once the loop is idle. Two launchers use it (launcher.ts): the pooled standby
-// (take) and the zygote on demand (startFresh). Anything unusual (none ready, one that died)
-// leaves the command to the next launcher, so the pool is a shortcut, never a dependency.
+// (take) and, when none is ready, the zygote forking the command's reporter itself (run).
+// Anything unusual (none ready, one that died) leaves the command to the next launcher, so the
+// pool is a shortcut, never a dependency.
 
 import fs from 'node:fs';
 import net from 'node:net';
@@ -19,9 +20,8 @@ import { Zygote } from './zygote.js';
 // How many terminals wait ready, and when the pool refills after one is taken.
 const POOL_SIZE = 2;
 const REFILL_DELAY_MS = 15;
-// A standby that has not connected by then is given up; one a command waits for, sooner.
+// A standby that has not connected by then is given up.
 const CONNECT_TIMEOUT_MS = 5_000;
-const FRESH_CONNECT_TIMEOUT_MS = 1_000;
 const FOLDER_PREFIX = 'zodex-standby-';
 
 interface Standby {
@@ -29,8 +29,6 @@ interface Standby {
   pty: HelperTerminal;
   connection: net.Socket | undefined;
   timer: NodeJS.Timeout;
-  reserved: boolean; // started for one command (startFresh): not the pool's to give out
-  settled?: (ready: boolean) => void; // startFresh waits on it: connected, or dropped
 }
 
 export class StandbyPool {
@@ -64,26 +62,20 @@ export class StandbyPool {
   // Starts standbys until POOL_SIZE are waiting.
   fill(): void {
     if (this.closed) return;
-    let pooled = 0;
-    for (const standby of this.waiting.values()) if (!standby.reserved) pooled++;
-    for (; pooled < POOL_SIZE; pooled++) if (!this.startOne(false)) return;
+    for (let pooled = this.waiting.size; pooled < POOL_SIZE; pooled++) if (!this.startOne()) return;
   }
 
-  // A new standby: through the zygote, else (not for a `reserved` one, which is only worth it
-  // through the zygote) node-pty. Undefined when none could be started.
-  private startOne(reserved: boolean): Standby | undefined {
+  // A new standby: through the zygote, else node-pty. Undefined when none could be started.
+  private startOne(): Standby | undefined {
     const nonce = newNonce();
     const pty =
       this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
-      (reserved
-        ? undefined
-        : startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
-            ...this.terminal,
-            cwd: '/',
-            env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
-          }));
-    if (!pty) return undefined;
-    const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), reserved ? FRESH_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS), reserved };
+      startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+        ...this.terminal,
+        cwd: '/',
+        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
+      });
+    const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
     pty.onExit(() => this.drop(standby)); // died while waiting: forget it (after take: not ours)
@@ -102,7 +94,6 @@ export class StandbyPool {
       standby.connection = connection;
       clearTimeout(standby.timer);
       standby.pty.settled(); // it holds the terminal itself now
-      standby.settled?.(true);
     });
     connection.on('error', () => {});
     connection.on('close', () => {
@@ -114,7 +105,6 @@ export class StandbyPool {
     if (this.waiting.get(standby.nonce) !== standby) return;
     this.waiting.delete(standby.nonce);
     clearTimeout(standby.timer);
-    standby.settled?.(false);
     standby.connection?.destroy();
     try {
       standby.pty.destroy();
@@ -127,7 +117,7 @@ export class StandbyPool {
   take(spec: CommandSpec): PtyProcess | undefined {
     let taken: Standby | undefined;
     for (const standby of this.waiting.values()) {
-      if (!standby.reserved && standby.connection && standby.pty.pid > 0) {
+      if (standby.connection && standby.pty.pid > 0) {
         taken = standby;
         break;
       }
@@ -136,20 +126,20 @@ export class StandbyPool {
     return taken && this.hand(taken, spec);
   }
 
-  // When none is ready (a burst of commands): a standby started now for `spec` through the
-  // zygote, which forks in microseconds where node-pty forks zodexd on the event loop, one command
-  // after another. Undefined without a usable zygote or when it does not come (spawn directly).
-  async startFresh(spec: CommandSpec): Promise<PtyProcess | undefined> {
+  // When none is ready (a burst of commands): the zygote forks the command's own reporter onto a
+  // new terminal, in microseconds where node-pty forks zodexd on the event loop, and with no exec
+  // of zodex-spawn, no socket and no hello (measured faster than forking a standby for it:
+  // bench/results/roundtrip-profile.json). Undefined without a usable zygote.
+  async run(spec: CommandSpec): Promise<PtyProcess | undefined> {
     if (this.closed || !this.zygote?.usable) return undefined;
-    const standby = this.startOne(true);
-    if (!standby) return undefined;
-    const connected = new Promise<boolean>((resolve) => (standby.settled = resolve));
-    const [ready, pid] = await Promise.all([connected, standby.pty.started]);
-    if (!ready || !(pid > 0) || this.waiting.get(standby.nonce) !== standby) {
-      this.drop(standby);
+    const nonce = newNonce();
+    const terminal = this.zygote.run(nonce, spec, this.terminal.cols, this.terminal.rows);
+    if (!terminal) return undefined;
+    if (!((await terminal.started) > 0) || this.closed) {
+      terminal.destroy();
       return undefined;
     }
-    return this.hand(standby, spec);
+    return attachPty(terminal, nonce);
   }
 
   private hand(standby: Standby, spec: CommandSpec): PtyProcess {

@@ -55,9 +55,11 @@ export function parseHello(text: string): string | undefined {
   return end === -1 ? undefined : text.slice(0, end);
 }
 
-// The zygote's request, one line on its stdin: fork a standby for NONCE onto terminal TTY.
-export function zygoteRequest(nonce: string, tty: string): string {
-  return `${nonce} ${tty}\n`;
+// The zygote's request on its stdin: fork a standby for NONCE onto terminal TTY, one line; or,
+// with the command, "NONCE TTY run" and the command's frame: fork its reporter straight onto it.
+export function zygoteRequest(nonce: string, tty: string, spec?: CommandSpec): Buffer {
+  const line = Buffer.from(spec ? `${nonce} ${tty} run\n` : `${nonce} ${tty}\n`, 'utf8');
+  return spec ? Buffer.concat([line, encodeSpec(spec)]) : line;
 }
 
 // One line of the zygote's stdout (without its newline): a standby started (pid 0: it could not

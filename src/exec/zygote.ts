@@ -7,15 +7,16 @@
 //   start(nonce) -> openpty -> "NONCE /dev/pts/N" to the zygote -> "s NONCE PID" back
 //   -> the standby connects to the pool's socket (standby.ts) -> settled()
 //   ... the zygote reaps it: "e PID STATUS" -> onExit.
-// If the zygote cannot start or dies, start() returns undefined and the pool falls back to
-// node-pty.
+// Or run(nonce, spec): "NONCE /dev/pts/N run" and the command's frame; the zygote's child is the
+// command's reporter itself (no exec of zodex-spawn, no socket, no hello).
+// If the zygote cannot start or dies, both return undefined and the next launcher is used.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import tty from 'node:tty';
 import { openTerminal } from './nodepty.js';
 import type { HelperTerminal } from './pty.js';
-import { HANG_UP, parseZygoteReport, zygoteRequest } from './wire.js';
+import { HANG_UP, parseZygoteReport, zygoteRequest, type CommandSpec } from './wire.js';
 
 type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
 
@@ -154,6 +155,16 @@ export class Zygote {
 
   // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it.
   start(nonce: string, cols: number, rows: number): ZygoteTerminal | undefined {
+    return this.fork(nonce, cols, rows);
+  }
+
+  // A new terminal with the reporter of `spec` forked onto it. zodexd keeps its copy of the slave
+  // side until the reporter ends (no hello tells when the reporter holds its own).
+  run(nonce: string, spec: CommandSpec, cols: number, rows: number): ZygoteTerminal | undefined {
+    return this.fork(nonce, cols, rows, spec);
+  }
+
+  private fork(nonce: string, cols: number, rows: number, spec?: CommandSpec): ZygoteTerminal | undefined {
     if (!this.usable) return undefined;
     let fds: { master: number; slave: number; pty: string };
     try {
@@ -163,7 +174,7 @@ export class Zygote {
     }
     const terminal = new ZygoteTerminal(fds.master, fds.slave);
     this.starting.set(nonce, terminal);
-    this.child.stdin!.write(zygoteRequest(nonce, fds.pty));
+    this.child.stdin!.write(zygoteRequest(nonce, fds.pty, spec));
     return terminal;
   }
 
