@@ -1,5 +1,5 @@
 // Ending every process a command started, when zodex-spawn cannot (normally it does: see
-// native/zodex-spawn.c). It leads its own session and process group, so `kill(-pgid)` reaches
+// native/spawn-kill.c, native/PROTOCOL.md). It leads its own session and process group, so `kill(-pgid)` reaches
 // children and grandchildren; on Linux a /proc sweep also reaches members of the session that
 // moved to another process group and every descendant of zodex-spawn, which, as a child
 // subreaper, inherits the command's orphans (even daemons that left the session with setsid);
