@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, isErrorCode, quote } from '../src/errors.js';
+import { ERROR_CODES, OPERATOR_CODES, PUBLISHER_REFUSAL_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, isErrorCode, quote } from '../src/errors.js';
 
 describe('quote and clipText', () => {
   it('quote short values whole, as JSON strings', () => {
@@ -32,22 +32,29 @@ describe('quote and clipText', () => {
 });
 
 describe('the error code registry', () => {
-  it('holds each code once, with a one-line meaning', () => {
-    for (const [code, meaning] of Object.entries(ERROR_CODES)) {
-      expect(code).toMatch(/^[A-Z][A-Z_]+$/);
+  it('holds each code once, with a one-line meaning, in exactly one of the two surfaces', () => {
+    for (const [code, meaning] of [...Object.entries(ERROR_CODES), ...Object.entries(OPERATOR_CODES)]) {
+      expect(code).toMatch(/^[A-Z][A-Z0-9_]+$/);
       expect(meaning.length).toBeGreaterThan(10);
       expect(meaning).not.toContain('\n');
     }
+    expect(Object.keys(ERROR_CODES).filter((code) => Object.hasOwn(OPERATOR_CODES, code))).toEqual([]);
     expect(isErrorCode('UNKNOWN_SESSION')).toBe(true);
+    expect(isErrorCode('PATCH_PARSE')).toBe(true);
+    expect(isErrorCode('CONTEXT_NOT_FOUND')).toBe(true);
     expect(isErrorCode('ENOENT')).toBe(false);
+    expect(isErrorCode('STORE_UNAVAILABLE')).toBe(false); // an operator code: never a tool result's
     expect(isErrorCode('toString')).toBe(false);
     expect(new ZodexError('UNKNOWN_ARGUMENT', 'x').code).toBe('UNKNOWN_ARGUMENT');
+    expect([...PUBLISHER_REFUSAL_CODES].every((code) => Object.hasOwn(OPERATOR_CODES, code))).toBe(true);
   });
 
   it('is listed in the README, code for code', () => {
     const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('### Arguments and errors'), readme.indexOf('### exec_command'));
-    const listed = section.slice(section.indexOf('`ERROR_CODES`')).match(/`[A-Z][A-Z_]+`/g)?.map((code) => code.slice(1, -1)) ?? [];
+    // The list runs from `ERROR_CODES` to the sentence on what else reaches the model as INTERNAL.
+    const list = section.slice(section.indexOf('`ERROR_CODES`'), section.indexOf('Only an error zodex raised itself'));
+    const listed = list.match(/`[A-Z][A-Z0-9_]+`/g)?.map((code) => code.slice(1, -1)) ?? [];
     expect([...new Set(listed.filter((code) => code !== 'ERROR_CODES'))].sort()).toEqual(Object.keys(ERROR_CODES).sort());
   });
 });

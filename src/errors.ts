@@ -2,23 +2,33 @@
 // bounded quoting every error text uses for inputs. Every layer throws ZodexError;
 // server/results.ts is the one place that turns them into MCP results ("CODE: message").
 
-// The codes the MCP surface can emit, each with its meaning. A ZodexError whose code is not
-// here reaches the model as INTERNAL. Add codes here (one line each) when a tool gains one.
-export const ERROR_CODES = {
-  // input validation (tools/validate.ts): the call is rejected before anything runs
+// Every code zodex emits, each once with its meaning, grouped by where it is emitted. A tool
+// result carries only the codes of ERROR_CODES (pinned against the README by spec/errors.test.ts);
+// a ZodexError whose code is not there reaches the model as INTERNAL. Add a code here (one line)
+// and to the README's list when a tool gains one; other modules take their codes' types from here.
+
+// Input validation (tools/validate.ts): the call is rejected before anything runs.
+const VALIDATION = {
   UNKNOWN_ARGUMENT: 'an argument name the tool does not have (the text names the nearest valid one)',
   MISSING_ARGUMENT: 'a required argument is absent',
   INVALID_TYPE: 'an argument has the wrong JSON type',
   INVALID_VALUE: 'an argument has the right type but a value the tool cannot take (e.g. an empty cmd)',
   INVALID_UNICODE: 'a string argument holds an unpaired UTF-16 surrogate, which cannot be encoded as UTF-8',
   NUL_CHARACTER: 'a string argument holds a NUL character where none can be carried (a command line, a path)',
-  INVALID_ARGUMENT: 'a combination of arguments that cannot be honoured together',
-  // workdir (tools/workdir.ts)
+  INVALID_ARGUMENT: 'a combination of arguments that cannot be honoured together, or a malformed value',
+  UNKNOWN_TOOL: 'tools/call named a tool this server does not have',
+} as const;
+
+// workdir (tools/workdir.ts).
+const WORKDIR = {
   WORKDIR_REQUIRED: 'no workdir was given and the server has no default',
   WORKDIR_NOT_ABSOLUTE: 'workdir is a relative path',
   WORKDIR_NOT_FOUND: 'workdir does not exist',
   WORKDIR_NOT_A_DIRECTORY: 'workdir exists but is not a directory',
-  // sessions and the exec engine
+} as const;
+
+// Sessions and the exec engine (UNKNOWN_SESSION and SESSION_EXITED also on the control socket).
+const SESSION = {
   UNKNOWN_SESSION: 'session_handle names no running session of this server',
   SESSION_LIMIT: 'the server already runs its maximum number of sessions',
   SESSION_EXITED: 'the session has ended; its handle is spent',
@@ -28,26 +38,126 @@ export const ERROR_CODES = {
   SINCE_OFFSET_INVALID: 'write_stdin since_offset is not a whole number of bytes, 0 or more',
   SINCE_OFFSET_AHEAD: 'write_stdin since_offset is past the end of the stream so far',
   SINCE_OFFSET_NOT_RETAINED: 'write_stdin since_offset points into the part of the stream that was not kept',
-  // apply_patch
-  PATCH_PARSE: 'the patch text is malformed; nothing was applied',
+} as const;
+
+// apply_patch: one failed file operation, shown as "[CODE]" in the result's list of failures.
+const PATCH_OPERATION = {
+  CONTEXT_NOT_FOUND: "a chunk's context and removed lines match nowhere in the file",
+  AMBIGUOUS_CONTEXT: "a chunk's context matches more than one place in the file",
+  OVERLAPPING_CHUNKS: 'two chunks of one file match overlapping regions',
+  FILE_NOT_FOUND: 'the file to update or delete does not exist',
+  IS_A_DIRECTORY: 'the path names a directory, not a file',
+  NOT_A_FILE: 'the path names something other than a regular file (a device, a socket, a FIFO)',
+  NOT_UTF8: 'the file is not UTF-8 text',
+  READ_FAILED: 'the file could not be read',
+  WRITE_FAILED: 'the new contents could not be written',
+  DELETE_FAILED: 'the file could not be removed',
   FILE_CHANGED_DURING_PATCH: 'another process wrote a file while apply_patch was replacing it; that operation was not applied',
-  // set_agent_alias (store)
+} as const;
+
+// set_agent_alias: the store refuses the alias.
+const ALIAS = {
   ALIAS_TOO_LONG: 'the alias is longer than 80 characters',
   UNKNOWN_AGENT: 'the conversation has no Agent ID in the store',
-  UNKNOWN_TOOL: 'tools/call named a tool this server does not have',
-  // anything else
+} as const;
+
+// The tool surface: every code an MCP tool result can carry.
+export const ERROR_CODES = {
+  ...VALIDATION,
+  ...WORKDIR,
+  ...SESSION,
+  PATCH_PARSE: 'the patch text is malformed; nothing was applied',
+  ...PATCH_OPERATION,
+  ...ALIAS,
   INTERNAL: 'an unexpected failure inside zodexd (logged on its stderr)',
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
+// The two unix-socket protocols (publisher daemon, Liveboard control socket): a request refused.
+const PROTOCOL = {
+  BAD_REQUEST: 'a request that is not one line of JSON of a known shape',
+  UNSUPPORTED_VERSION: 'a request of a protocol version this side does not speak',
+} as const;
 
+// zodex-agent and the publisher daemon: "the rules said no" (history outcome `refused`) ...
+const PUBLISHER_REFUSED = {
+  WRITE_MODE_READ_ONLY: 'the publisher is in read-only mode: nothing is pushed',
+  WRITE_MODE_NO_DIRECT: 'the write mode does not allow pushing to the branch directly',
+  NOT_A_GIT_CHECKOUT: 'the directory is not inside a git checkout',
+  DETACHED_HEAD: 'HEAD is detached; a branch must be checked out',
+  DIRTY_WORKTREE: 'the checkout has uncommitted changes',
+  COMMIT_MISMATCH: 'the branch is not (or no longer) at the commit the request named',
+  BRANCH_MISMATCH: 'the checkout is on another branch than the request named',
+  INVALID_BRANCH_NAME: 'the branch name is not one git or the rules accept',
+  BASE_BRANCH: "the branch is the pull request's base",
+  PROTECTED_BRANCH: 'the branch is protected by the publisher config',
+  REMOTE_MISSING: 'the checkout has no remote of that name',
+  REMOTE_NOT_ALLOWED: 'the remote is not among the allowed repositories',
+  NO_TOKEN: 'the publisher was started without a write token',
+} as const;
+
+// ... and "we tried and something broke" (outcome `failed`), or the daemon could not start.
+const PUBLISHER_FAILED = {
+  PUSH_REJECTED: 'the remote refused the push',
+  PUSH_FAILED: 'the push could not be made (the remote unreachable, git failed)',
+  GITHUB_UNREACHABLE: "GitHub's API gave no answer",
+  GITHUB_API_ERROR: "GitHub's API answered with an error",
+  ROLLBACK_FAILED: 'a push whose pull request could not be opened could not be undone',
+  PUBLISHER_UNREACHABLE: 'zodex-agent could not connect to the publisher socket',
+  PUBLISHER_TIMEOUT: 'the publisher gave no complete answer in time',
+  PUBLISHER_PROTOCOL: 'the publisher answered something that is not its protocol',
+  UNSAFE_SOCKET_FOLDER: "the socket's folder is a symlink, foreign or open to others",
+  SOCKET_IN_USE: 'the socket path exists and is not a socket, or another daemon serves it',
+  UNSAFE_TOKEN_FILE: 'the token file cannot be opened or is readable by others',
+  BAD_TOKEN: 'the token source holds no usable token',
+  BAD_CONFIG: 'the publisher config or a daemon option is invalid',
+  PEER_REFUSED: 'a client of the daemon\'s own user, or one it cannot identify, is not served',
+} as const;
+
+// The store's environment problems (the zodex CLI, zodexd's log; the store then degrades).
+const STORE = {
+  SCHEMA_TOO_NEW: 'the state database was written by a newer zodex',
+  NO_DATABASE: 'a reader (the zodex CLI) found no state database yet',
+  STORE_UNAVAILABLE: 'the state database cannot be opened, read or written',
+} as const;
+
+// The Liveboard's control sockets (start-up, and the control protocol's answers).
+const LIVEBOARD = {
+  UNSAFE_CONTROL_FOLDER: 'the control socket folder is a symlink, not ours, or open to other users',
+  SOCKET_PATH_TOO_LONG: '<stateDir>/run/<serverId>.sock does not fit a unix socket address',
+  BAD_SERVER_ID: 'a server id that is not a plain token',
+} as const;
+const CONTROL = { UNREACHABLE: "a session's zodexd does not answer on its control socket" } as const;
+
+// zodexd's context options (flags or config file), refused at start.
+const CONFIG = { CONFIG_INVALID: 'the context options (flags or config file) are invalid' } as const;
+
+// Codes no tool result carries: the operator's surfaces (zodex, zodex-agent, the sockets, start-up).
+export const OPERATOR_CODES = { ...PROTOCOL, ...PUBLISHER_REFUSED, ...PUBLISHER_FAILED, ...STORE, ...LIVEBOARD, ...CONTROL, ...CONFIG } as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type OperatorCode = keyof typeof OPERATOR_CODES;
+export type PatchFailureCode = keyof typeof PATCH_OPERATION;
+export type StoreErrorCode = keyof typeof ALIAS | Extract<ErrorCode, 'INVALID_ARGUMENT'> | keyof typeof STORE;
+export type LiveboardErrorCode = keyof typeof LIVEBOARD;
+export type ControlErrorCode = ProtocolErrorCode | Extract<ErrorCode, 'UNKNOWN_SESSION' | 'SESSION_EXITED'> | keyof typeof CONTROL;
+export type ProtocolErrorCode = keyof typeof PROTOCOL;
+export type PublisherErrorCode = ProtocolErrorCode | keyof typeof PUBLISHER_REFUSED | keyof typeof PUBLISHER_FAILED | 'INTERNAL';
+// A publisher code that means "the rules said no" rather than "something broke".
+export const PUBLISHER_REFUSAL_CODES: ReadonlySet<PublisherErrorCode> = new Set([...keysOf(PROTOCOL), ...keysOf(PUBLISHER_REFUSED)]);
+
+function keysOf<T extends object>(codes: T): (keyof T)[] {
+  return Object.keys(codes) as (keyof T)[];
+}
+
+// A code an MCP tool result may carry.
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
 }
 
+// Every layer throws these; the code is always registered (a tool's or an operator surface's).
 export class ZodexError extends Error {
   constructor(
-    readonly code: ErrorCode | (string & {}),
+    readonly code: ErrorCode | OperatorCode,
     message: string,
   ) {
     super(message);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { mkdirpSync, privateFolderProblem } from '../fsutil.js';
 import path from 'node:path';
-import { ZodexError } from '../errors.js';
+import { ZodexError, type LiveboardErrorCode } from '../errors.js';
 
 export const CONTROL_FOLDER_NAME = 'run';
 // sun_path holds 108 bytes on Linux, 104 on macOS, the terminating NUL included.
@@ -14,11 +14,7 @@ export const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
 // Server ids come from the store ('z' + 12 hex); anything else could walk out of the folder.
 const SERVER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-export type LiveboardErrorCode =
-  | 'UNSAFE_CONTROL_FOLDER' // the run folder is a symlink, not ours, or open to other users
-  | 'SOCKET_PATH_TOO_LONG' // <stateDir>/run/<serverId>.sock does not fit a unix socket address
-  | 'BAD_SERVER_ID'; // a server id that is not a plain token
-
+// Its codes (an unsafe run folder, a socket path too long, a bad server id) are registered in errors.ts.
 export class LiveboardError extends ZodexError {
   constructor(
     override readonly code: LiveboardErrorCode,

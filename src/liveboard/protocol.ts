@@ -19,6 +19,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import type { ControlErrorCode } from '../errors.js';
 import { checkControlFolder } from './paths.js';
 
 export const CONTROL_PROTOCOL_VERSION = 1;
@@ -37,7 +38,8 @@ export const controlRequestSchema = z.discriminatedUnion('op', [
 
 export type ControlRequest = z.infer<typeof controlRequestSchema>;
 
-export type ControlErrorCode = 'BAD_REQUEST' | 'UNSUPPORTED_VERSION' | 'UNKNOWN_SESSION' | 'SESSION_EXITED' | 'UNREACHABLE';
+// Its codes, each with its meaning, are registered in errors.ts.
+export type { ControlErrorCode };
 
 export type ControlReply =
   | { ok: true; event?: undefined }

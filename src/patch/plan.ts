@@ -33,23 +33,13 @@
 // last line leaves the file ending in a newline, as Codex always does.
 
 import path from 'node:path';
-import { clipText } from '../errors.js';
+import { clipText, type PatchFailureCode } from '../errors.js';
 import { type FileLines, joinLines, splitLines } from './lines.js';
 import { LineIndex } from './match.js';
 import type { PatchChunk, PatchChunkLine, PatchOp } from './parse.js';
 
-export type FailureCode =
-  | 'CONTEXT_NOT_FOUND'
-  | 'AMBIGUOUS_CONTEXT'
-  | 'OVERLAPPING_CHUNKS'
-  | 'FILE_NOT_FOUND'
-  | 'IS_A_DIRECTORY'
-  | 'NOT_A_FILE'
-  | 'NOT_UTF8'
-  | 'READ_FAILED'
-  | 'WRITE_FAILED'
-  | 'DELETE_FAILED'
-  | 'FILE_CHANGED_DURING_PATCH';
+// Why one file operation failed: codes registered (with their meanings) in errors.ts.
+export type FailureCode = PatchFailureCode;
 
 export type OpName = 'add' | 'delete' | 'update' | 'move';
 

@@ -2,18 +2,9 @@
 // Validation errors (a caller's mistake) are thrown to the caller; every other failure is an
 // environment problem that turns the store into a no-op (see safe.ts), announced once.
 
-import { ZodexError } from '../errors.js';
+import { ZodexError, isErrorCode, type StoreErrorCode } from '../errors.js';
 
-export type StoreErrorCode =
-  | 'ALIAS_TOO_LONG' // set_agent_alias: more than ALIAS_MAX_CHARS characters
-  | 'UNKNOWN_AGENT' // setAlias on an Agent ID the database has never seen
-  | 'INVALID_ARGUMENT' // a malformed value from a caller (e.g. an empty repository name)
-  | 'SCHEMA_TOO_NEW' // the database was written by a newer zodex
-  | 'NO_DATABASE' // a reader (the zodex CLI) found no database yet
-  | 'STORE_UNAVAILABLE'; // the database cannot be opened, read or written
-
-// Codes that describe the caller's input: thrown through the no-op wrapper, never degrade it.
-export const VALIDATION_CODES: ReadonlySet<StoreErrorCode> = new Set(['ALIAS_TOO_LONG', 'UNKNOWN_AGENT', 'INVALID_ARGUMENT']);
+export type { StoreErrorCode };
 
 export class StoreError extends ZodexError {
   constructor(
@@ -27,8 +18,10 @@ export class StoreError extends ZodexError {
   }
 }
 
+// A caller's mistake (a code a tool result carries): thrown through the no-op wrapper, never
+// degrades it.
 export function isValidationError(error: unknown): error is StoreError {
-  return error instanceof StoreError && VALIDATION_CODES.has(error.code);
+  return error instanceof StoreError && isErrorCode(error.code);
 }
 
 // One line saying what broke and what to do about it; `file` is the database path.

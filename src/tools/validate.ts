@@ -3,7 +3,7 @@
 // NUL where it cannot be carried) -> zod -> typed arguments; each failure is one ZodexError.
 
 import { z } from 'zod';
-import { ZodexError, isErrorCode, quote } from '../errors.js';
+import { ZodexError, isErrorCode, quote, type ErrorCode } from '../errors.js';
 
 // Fields whose value goes where a NUL cannot: an execve argument, a path.
 export const NO_NUL_FIELDS: ReadonlySet<string> = new Set(['cmd', 'workdir']);
@@ -64,8 +64,8 @@ function checkString(name: string, value: string): void {
 // zod issues -> one error: the first issue's code, every issue's text (at most SHOWN_ISSUES).
 // Schema messages carry their code as a "CODE: " prefix (see tools/schemas.ts).
 function fromIssues(issues: readonly z.core.$ZodIssue[]): ZodexError {
-  const described = issues.slice(0, SHOWN_ISSUES).map((issue) => {
-    const match = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(issue.message);
+  const described = issues.slice(0, SHOWN_ISSUES).map((issue): { code: ErrorCode; text: string } => {
+    const match = /^([A-Z][A-Z0-9_]+): ([\s\S]*)$/.exec(issue.message);
     if (match && isErrorCode(match[1])) return { code: match[1], text: match[2]! };
     const field = issue.path.length > 0 ? argumentName(issue.path.map(String).join('.')) : 'arguments';
     return { code: 'INVALID_VALUE', text: `${field}: ${issue.message}` };
