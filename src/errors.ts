@@ -27,11 +27,10 @@ const WORKDIR = {
   WORKDIR_NOT_A_DIRECTORY: 'workdir exists but is not a directory',
 } as const;
 
-// Sessions and the exec engine (UNKNOWN_SESSION and SESSION_EXITED also on the control socket).
+// Sessions and the exec engine (UNKNOWN_SESSION also on the Liveboard's control socket).
 const SESSION = {
   UNKNOWN_SESSION: 'session_handle names no running session of this server',
   SESSION_LIMIT: 'the server already runs its maximum number of sessions',
-  SESSION_EXITED: 'the session has ended; its handle is spent',
   SPAWN_FAILED: 'the shell could not be started',
   SHUTTING_DOWN: 'the server is draining and starts no new commands',
   CANCELLED: 'the client cancelled the call; nothing was reported or taken (clients discard this result)',
@@ -126,7 +125,10 @@ const LIVEBOARD = {
   SOCKET_PATH_TOO_LONG: '<stateDir>/run/<serverId>.sock does not fit a unix socket address',
   BAD_SERVER_ID: 'a server id that is not a plain token',
 } as const;
-const CONTROL = { UNREACHABLE: "a session's zodexd does not answer on its control socket" } as const;
+const CONTROL = {
+  SESSION_EXITED: 'the session has ended, so it takes no more input or kill (a tool call answers UNKNOWN_SESSION)',
+  UNREACHABLE: "a session's zodexd does not answer on its control socket",
+} as const;
 
 // zodexd's context options (flags or config file), refused at start.
 const CONFIG = { CONFIG_INVALID: 'the context options (flags or config file) are invalid' } as const;
@@ -139,7 +141,7 @@ export type OperatorCode = keyof typeof OPERATOR_CODES;
 export type PatchFailureCode = keyof typeof PATCH_OPERATION;
 export type StoreErrorCode = keyof typeof ALIAS | Extract<ErrorCode, 'INVALID_ARGUMENT'> | keyof typeof STORE;
 export type LiveboardErrorCode = keyof typeof LIVEBOARD;
-export type ControlErrorCode = ProtocolErrorCode | Extract<ErrorCode, 'UNKNOWN_SESSION' | 'SESSION_EXITED'> | keyof typeof CONTROL;
+export type ControlErrorCode = ProtocolErrorCode | Extract<ErrorCode, 'UNKNOWN_SESSION'> | keyof typeof CONTROL;
 export type ProtocolErrorCode = keyof typeof PROTOCOL;
 export type PublisherErrorCode = ProtocolErrorCode | keyof typeof PUBLISHER_REFUSED | keyof typeof PUBLISHER_FAILED | 'INTERNAL';
 // A publisher code that means "the rules said no" rather than "something broke".

@@ -10,6 +10,7 @@ import { ZodexError, quote } from '../errors.js';
 import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './cgroup.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
+import { refuseNul } from './nul.js';
 import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
 import { openLaunchers, type Launchers } from './launcher.js';
@@ -83,7 +84,7 @@ export class ExecEngine {
   }
 
   async start(request: StartRequest): Promise<Session> {
-    if (this.closing) throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
+    if (this.closing) throw shuttingDown();
     const running = this.list().filter((session) => !session.hasEnded).length;
     if (running >= this.options.maxSessions) {
       throw new ZodexError(
@@ -104,7 +105,7 @@ export class ExecEngine {
     }
     if (this.closing) {
       pty.dispose();
-      throw new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
+      throw shuttingDown();
     }
     const session = new Session(
       {
@@ -200,21 +201,7 @@ export class ExecEngine {
   }
 }
 
-// execve carries every argument and environment entry as a NUL-terminated string: a NUL inside
-// one would cut it short and run something else. Refused before anything is spawned, and the
-// message names the field without quoting it (it can be megabytes).
-function refuseNul(request: StartRequest): void {
-  const refuse = (field: string, at: number) => {
-    throw new ZodexError(
-      'NUL_CHARACTER',
-      `${field} contains a NUL byte (\\u0000) at character ${at}; a process's arguments, working directory and environment cannot carry NUL (execve ends each string there), so nothing was run. Remove the NUL, or write it with printf '\\0' inside the command.`,
-    );
-  };
-  if (request.cmd.includes('\0')) refuse('cmd', request.cmd.indexOf('\0'));
-  if (request.cwd.includes('\0')) refuse('workdir', request.cwd.indexOf('\0'));
-  for (const [name, value] of Object.entries(request.env ?? {})) {
-    if (name.includes('\0')) refuse('an environment variable name', name.indexOf('\0'));
-    if (value.includes('\0')) refuse(`the environment variable ${name.slice(0, 64)}`, value.indexOf('\0'));
-    if (name === '' || name.includes('=')) throw new ZodexError('INVALID_ARGUMENT', `environment variable names must be non-empty and hold no "=" (got one of ${name.length} characters); nothing was run`);
-  }
+// One text for a start refused while draining, whether found before or after the terminal came.
+function shuttingDown(): ZodexError {
+  return new ZodexError('SHUTTING_DOWN', 'zodexd is shutting down; no new commands are started');
 }

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { ZodexError, isErrorCode, quote, type ErrorCode } from '../errors.js';
+import { nulCharacterError } from '../exec/nul.js';
 
 // Fields whose value goes where a NUL cannot: an execve argument, a path.
 export const NO_NUL_FIELDS: ReadonlySet<string> = new Set(['cmd', 'workdir']);
@@ -50,14 +51,7 @@ function checkString(name: string, value: string): void {
   }
   if (NO_NUL_FIELDS.has(name)) {
     const nul = value.indexOf('\0');
-    if (nul >= 0) {
-      throw new ZodexError(
-        'NUL_CHARACTER',
-        `${argumentName(name)} holds a NUL character (\\u0000) at index ${nul.toLocaleString('en-US')}: ` +
-          `${name === 'cmd' ? 'a command line' : 'a path'} cannot carry NUL (execve and file names end at the first one). ` +
-          'Remove it; to produce a NUL byte, let the command print it (e.g. printf \'\\0\'). Nothing was run.',
-      );
-    }
+    if (nul >= 0) throw nulCharacterError(name, nul);
   }
 }
 
