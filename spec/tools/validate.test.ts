@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { execCommandInput, setAgentAliasInput, writeStdinInput, applyPatchInput } from '../../src/tools/schemas.js';
+import { applyPatchInput } from '../../src/tools/apply_patch.js';
+import { execCommandInput } from '../../src/tools/exec_command.js';
+import { setAgentAliasInput } from '../../src/tools/set_agent_alias.js';
+import { writeStdinInput } from '../../src/tools/write_stdin.js';
 import { nearestName, parseArguments } from '../../src/tools/validate.js';
 
 const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };

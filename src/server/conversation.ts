@@ -6,20 +6,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConversationContext } from '../context/index.js';
 import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
-import type { ExecResult } from '../tools/schemas.js';
+import type { InvocationInfo, Outcome } from '../tools/index.js';
 import { errorResult } from './results.js';
 import type { Runtime } from './runtime.js';
 
-// What a tool body hands back: a structured exec result, or Codex-style text.
-export type Outcome =
-  | { kind: 'exec'; result: ExecResult; sessionId: string | undefined }
-  | { kind: 'text'; text: string; isError: boolean; structured?: Record<string, unknown> };
-
-export interface InvocationInfo {
-  tool: string;
-  workdir: string | undefined; // where it acts, as far as known before it runs
-  summary: string; // the command, "poll", a patch's file list...
-}
+export type { InvocationInfo, Outcome };
 
 export class Conversation {
   private agent: string | undefined;
@@ -79,10 +70,19 @@ export class Conversation {
       };
     }
     store.finishInvocation(record, { resultSummary: outcome.text.split('\n')[0]!, isError: outcome.isError });
-    const result: CallToolResult = { content: [{ type: 'text', text: outcome.text }] };
-    if (outcome.isError) result.isError = true;
-    if (outcome.structured) result.structuredContent = outcome.structured;
-    return this.withContext(result, { succeeded: !outcome.isError, workdir: info.workdir });
+    return this.withContext(textResult(outcome), { succeeded: !outcome.isError, workdir: info.workdir });
+  }
+
+  // Runs a call that is no invocation (set_agent_alias: never in the timeline), unrecorded; a
+  // failure is mapped like any other and leaves the pending context for the next result.
+  async unrecorded(body: () => Promise<Extract<Outcome, { kind: 'text' }>>): Promise<CallToolResult> {
+    let outcome: Extract<Outcome, { kind: 'text' }>;
+    try {
+      outcome = await body();
+    } catch (error) {
+      return errorResult(error, this.runtime.log);
+    }
+    return this.withContext(textResult(outcome), { succeeded: !outcome.isError, workdir: undefined });
   }
 
   // Appends the conversation's pending zodex_context, if any, to a text result.
@@ -97,6 +97,13 @@ export class Conversation {
     this.runtime.engine.closeOwner(this.id);
     if (this.agent !== undefined) this.runtime.store.endAgent(this.agent);
   }
+}
+
+function textResult(outcome: Extract<Outcome, { kind: 'text' }>): CallToolResult {
+  const result: CallToolResult = { content: [{ type: 'text', text: outcome.text }] };
+  if (outcome.isError) result.isError = true;
+  if (outcome.structured) result.structuredContent = outcome.structured;
+  return result;
 }
 
 function appendContext(text: string, context: string | undefined): string {

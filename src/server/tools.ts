@@ -1,7 +1,7 @@
 // The tools/list and tools/call handlers of one conversation's server, in place of the SDK's
 // (which strips unknown arguments and reports its own zod texts). Flow per call: the SDK's
-// request check (-32602) -> tool known? -> tools/validate.ts -> the tool's run;
-// a rejected call is recorded in the history like any failed call.
+// request check (-32602) -> tool known? -> tools/validate.ts -> the conversation records it
+// (unless the tool is no invocation) and runs the tool; a rejected call is recorded like any failed call.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
@@ -11,61 +11,64 @@ import {
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
-  type Tool,
+  type Tool as SdkTool,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ZodexError, quote } from '../errors.js';
+import type { Outcome, SchemaLimits, Tool, ToolContext, ToolName } from '../tools/index.js';
 import { parseArguments } from '../tools/validate.js';
-import type { Conversation, InvocationInfo } from './conversation.js';
+import type { Conversation } from './conversation.js';
+import { errorResult } from './results.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export interface ToolSpec<S extends z.ZodRawShape> {
-  name: string;
-  title: string;
-  description: string;
-  input: S;
-  output?: z.ZodRawShape;
-  annotations: ToolAnnotations;
-  // How a rejected call appears in the history (from arguments that failed validation).
-  rejected: (raw: Record<string, unknown>) => InvocationInfo;
-  run: (args: z.infer<z.ZodObject<S>>, extra: Extra) => Promise<CallToolResult>;
-}
-
-// A tool with its argument types erased, so tools of different shapes share one table.
+// A tool as the SDK lists it, and its call with the argument types erased.
 export interface ToolEntry {
-  definition: Tool;
-  call: (raw: Record<string, unknown>, extra: Extra, conversation: Conversation) => Promise<CallToolResult>;
+  definition: SdkTool;
+  call: (raw: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>;
 }
 
-export function defineTool<S extends z.ZodRawShape>(spec: ToolSpec<S>): ToolEntry {
-  const definition: Tool = {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
+export interface ToolSetup {
+  limits: SchemaLimits;
+  annotations: (tool: ToolName) => ToolAnnotations;
+  conversation: Conversation;
+  // What a handler may use during one call.
+  context: (extra: Extra) => ToolContext;
+}
+
+export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {
+  const input = tool.input(setup.limits);
+  const output = tool.output?.();
+  const definition: SdkTool = {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description(setup.limits),
     // strict: the schema says additionalProperties false, as validation enforces
-    inputSchema: z.toJSONSchema(z.strictObject(spec.input), { io: 'input', target: 'draft-7' }) as Tool['inputSchema'],
-    annotations: spec.annotations,
+    inputSchema: z.toJSONSchema(z.strictObject(input), { io: 'input', target: 'draft-7' }) as SdkTool['inputSchema'],
+    annotations: setup.annotations(tool.name),
   };
-  if (spec.output) definition.outputSchema = z.toJSONSchema(z.object(spec.output), { io: 'output', target: 'draft-7' }) as Tool['outputSchema'];
+  if (output) definition.outputSchema = z.toJSONSchema(z.object(output), { io: 'output', target: 'draft-7' }) as SdkTool['outputSchema'];
+  const { conversation } = setup;
   return {
     definition,
-    call: (raw, extra, conversation) => {
-      let args: z.infer<z.ZodObject<S>>;
+    call: (raw, extra) => {
+      let args: Record<string, unknown>;
       try {
-        args = parseArguments(spec.name, spec.input, raw);
+        args = parseArguments(tool.name, input, raw);
       } catch (error) {
-        return conversation.invoke(spec.rejected(raw), () => Promise.reject(error));
+        return conversation.invoke(tool.rejected(raw), () => Promise.reject(error));
       }
-      return spec.run(args, extra);
+      const ctx = setup.context(extra);
+      if (!tool.record) return conversation.unrecorded(() => tool.run(args, ctx) as Promise<Extract<Outcome, { kind: 'text' }>>);
+      return conversation.invoke(tool.record(args, ctx), () => tool.run(args, ctx));
     },
   };
 }
 
 const CallMethod = z.looseObject({ method: z.literal('tools/call') });
 
-export function serveTools(server: McpServer, tools: readonly ToolEntry[], conversation: Conversation): void {
+export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: (message: string) => void): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
   // The SDK's Server checks every tools/call against CallToolRequestSchema before this handler
@@ -76,9 +79,8 @@ export function serveTools(server: McpServer, tools: readonly ToolEntry[], conve
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) {
-      const error = new ZodexError('UNKNOWN_TOOL', `no tool is named ${quote(params.name)}; the tools are ${[...byName.keys()].join(', ')}`);
-      return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], isError: true };
+      return errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${quote(params.name)}; the tools are ${[...byName.keys()].join(', ')}`), log);
     }
-    return tool.call(raw, extra, conversation);
+    return tool.call(raw, extra);
   });
 }

@@ -1,10 +1,9 @@
-// Zod schemas of every tool's input and of the exec result: the single source for the JSON
-// schemas clients see, for runtime validation, and for the TypeScript types of handlers.
-// Descriptions carry the defaults and bounds, so a model can act on them.
+// The schema pieces the tools share: the limits their descriptions state, the typed-field error
+// texts, the workdir and yield fields, and the exec result (exec_command and write_stdin return
+// one shape). Each tool's own input schema and description are in its own file.
 
 import { z } from 'zod';
 import { describeJsonType } from '../errors.js';
-import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
 import { WORKDIR_REQUIRED_MESSAGE } from './workdir.js';
 
 export const EXEC_DEFAULT_YIELD_MS = 10_000;
@@ -25,7 +24,7 @@ export interface SchemaLimits {
 // Error texts carry their registered code as a "CODE: " prefix, which tools/validate.ts turns
 // into the result's code; each names its field and says how to fix the call.
 // The error option of a typed field: MISSING_ARGUMENT when absent, INVALID_TYPE otherwise.
-function typed(field: string, expected: string, hint: string, missing = `MISSING_ARGUMENT: \`${field}\` is required: ${hint}`) {
+export function typed(field: string, expected: string, hint: string, missing = `MISSING_ARGUMENT: \`${field}\` is required: ${hint}`) {
   return {
     error: (issue: { input?: unknown }) =>
       issue.input === undefined ? missing : `INVALID_TYPE: \`${field}\` must be ${expected}, not ${describeJsonType(issue.input)}: ${hint}`,
@@ -39,16 +38,19 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function workdirField(limits: SchemaLimits, purpose: string) {
+// workdir's type error and, when absent, the handler's own WORKDIR_REQUIRED text (workdir.ts).
+export const workdirError = () => typed('workdir', 'a string', 'the absolute path of an existing directory', `WORKDIR_REQUIRED: ${WORKDIR_REQUIRED_MESSAGE}`);
+
+export function workdirField(limits: SchemaLimits, purpose: string) {
   const described = `Absolute path of an existing directory ${purpose}. Relative paths, missing or non-directory paths are rejected before anything runs.`;
-  const error = typed('workdir', 'a string', 'the absolute path of an existing directory', `WORKDIR_REQUIRED: ${WORKDIR_REQUIRED_MESSAGE}`);
+  const error = workdirError();
   if (limits.defaultWorkdir !== undefined) {
     return z.string(error).optional().describe(`${described} Optional: defaults to ${limits.defaultWorkdir}.`);
   }
   return z.string(error).describe(`${described} Required.`);
 }
 
-const yieldField = (defaultMs: number, maxMs: number) =>
+export const yieldField = (defaultMs: number, maxMs: number) =>
   z
     .number(typed('yield_time_ms', 'a number', 'a number of milliseconds'))
     .optional()
@@ -57,63 +59,6 @@ const yieldField = (defaultMs: number, maxMs: number) =>
         `Default ${Math.min(defaultMs, maxMs)}; values outside 0-${maxMs} are clamped (the result's yield_time_ms then says what was used). ` +
         'The call returns as soon as the command exits or waits for terminal input.',
     );
-
-export function execCommandInput(limits: SchemaLimits) {
-  return {
-    cmd: z
-      .string(typed('cmd', 'a string', 'the shell command line to run, e.g. "ls -la"'))
-      .min(1, 'INVALID_VALUE: `cmd` is empty: pass the command line to run, e.g. "ls -la"')
-      .describe('Shell command line, run by the shell as `$SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal).'),
-    workdir: workdirField(limits, 'to run the command in'),
-    yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS, limits.maxYieldMs),
-    timeout_ms: z
-      .number(typed('timeout_ms', 'a number', 'the command is killed after this many milliseconds'))
-      .positive('INVALID_VALUE: `timeout_ms` must be positive: the command is killed after this many milliseconds')
-      .optional()
-      .describe(
-        `Kill the command (its whole process group) after this many ms. Default and maximum ${limits.maxExecTimeoutMs}; larger values are capped.`,
-      ),
-  };
-}
-
-export function writeStdinInput(limits: SchemaLimits) {
-  return {
-    session_handle: z
-      .string(typed('session_handle', 'a string', 'pass the handle a running exec_command result returned'))
-      .min(1, 'INVALID_VALUE: `session_handle` is empty: pass the handle a running exec_command result returned')
-      .describe('The session_handle from a result whose status was "running". It is a capability: keep it private.'),
-    chars: z
-      .string(typed('chars', 'a string', 'the text to type; omit it to just poll'))
-      .optional()
-      .describe('Text to type into the terminal. Include "\\n" to press Enter; "\\u0003" is Ctrl-C, "\\u0004" Ctrl-D. Omit to just poll.'),
-    yield_time_ms: yieldField(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs),
-    kill_process: z
-      .boolean(typed('kill_process', 'true or false', 'true kills the command'))
-      .optional()
-      .describe('true: kill the command and everything it started (SIGKILL to all its descendants, daemons that left with setsid included); the result reports "killed".'),
-    since_offset: z
-      .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
-      .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
-      .nonnegative('SINCE_OFFSET_INVALID: `since_offset` must be 0 or more: the output_offset of an earlier result')
-      .optional()
-      .describe(
-        'Deliver the output again from this byte offset of the stream (e.g. the output_offset of the last result you received, if a later reply was lost). ' +
-          `Offsets count bytes of the decoded stream, the bytes output_file holds. Retained: the whole stream while it is within ${formatBytes(limits.inlineLimitBytes)}, ` +
-          `then output_file (first ${formatBytes(limits.spillCapBytes)}) and the last ${formatBytes(limits.tailFileBytes)}; an offset between them fails with SINCE_OFFSET_NOT_RETAINED, one past the end with SINCE_OFFSET_AHEAD.`,
-      ),
-  };
-}
-
-export function applyPatchInput() {
-  return {
-    workdir: z
-      .string(typed('workdir', 'a string', 'the absolute path of an existing directory', `WORKDIR_REQUIRED: ${WORKDIR_REQUIRED_MESSAGE}`))
-      .describe('Absolute path of an existing directory. Relative paths in the patch resolve against it; absolute paths are used as they are.'),
-    patch: z
-      .string(typed('patch', 'a string', 'pass the patch text, from "*** Begin Patch" to "*** End Patch"'))
-      .describe('The patch, from "*** Begin Patch" to "*** End Patch".'),
-  };
-}
 
 export function execResultShape() {
   return {
@@ -167,75 +112,3 @@ export function execResultShape() {
 
 const execResultObject = z.object(execResultShape());
 export type ExecResult = z.infer<typeof execResultObject>;
-
-export function describeExecCommand(limits: SchemaLimits): string {
-  return [
-    'Run a shell command.',
-    `Runs cmd in a pseudo-terminal in workdir and returns when it exits, when it waits for terminal input, or after yield_time_ms (default ${Math.min(EXEC_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}), whichever is first.`,
-    'If it is still running, the result has status "running" and a session_handle: call write_stdin with it to poll, type input or kill;',
-    'waiting_for_input: true means it is asking for input (a prompt or password question): answer with write_stdin chars.',
-    'Output is stdout and stderr interleaved as the terminal saw them, with ANSI escape sequences removed and "\\r\\n" turned into "\\n".',
-    'A line redrawn with "\\r" (a progress bar) is shown in its last state only.',
-    `When a command prints more than ${formatBytes(limits.inlineLimitBytes)}, the whole stream goes to a private file (output_file, first ${formatBytes(limits.spillCapBytes)} kept; past that, the last ${formatBytes(limits.tailFileBytes)} in output_tail_file)`,
-    `and what is new is shown whole if it fits ${formatBytes(limits.previewBytes)}, else as output_head (its first ${formatBytes(limits.headBytes)}), output_omitted (one line: the lines and bytes between, and the sed command that reads them) and output (its last lines);`,
-    "output_chars and output_lines count the whole stream. Read the file with later commands, e.g. `sed -n '1,200p' FILE`, `tail -n 100 FILE` or `grep -n PATTERN FILE`.",
-    'output_offset counts the stream bytes delivered so far: write_stdin since_offset delivers again from an offset, so a lost reply loses no output.',
-    `timeout_ms (default and maximum ${limits.maxExecTimeoutMs}) kills the command and everything it started.`,
-    'Commands see TERM=dumb, NO_COLOR=1, PAGER=cat and GIT_PAGER=cat, and a terminal with output post-processing off.',
-    `If the request carries a progressToken, a progress notification is sent every ${PROGRESS_INTERVAL_MS / 1000} s while waiting; most clients do not extend their request timeout for it,`,
-    `so no call waits longer than ${limits.maxYieldMs} ms: for a longer command, keep polling with write_stdin.`,
-    'Unknown argument names, a NUL in cmd or workdir and unpaired surrogates are refused with an error naming the field; nothing runs.',
-  ].join(' ');
-}
-
-export function writeStdinDescription(limits: Pick<SchemaLimits, 'maxYieldMs'>): string {
-  return [
-    'Write to or poll a running session.',
-    'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
-    `(default ${Math.min(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}) for the command to finish and returns the output printed since the previous call;`,
-    'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
-    'so an interactive round trip does not wait out the yield; either way it returns as soon as the command waits for terminal input (waiting_for_input: true).',
-    'With kill_process: true it kills the command and everything it started.',
-    'since_offset delivers the output again from that stream offset (the output_offset of the last result you received).',
-    'Once a result reports status "exited", the handle is spent.',
-    `With a progressToken, progress notifications arrive every ${PROGRESS_INTERVAL_MS / 1000} s while waiting; most clients do not extend their request timeout for them.`,
-  ].join(' ');
-}
-
-
-export function setAgentAliasInput() {
-  return {
-    alias: z
-      .string(typed('alias', 'a string', 'a short label such as "Rindle implementation", or "" to clear it'))
-      .refine((alias) => [...alias].length <= ALIAS_MAX_CHARS, {
-        error: (issue) => `ALIAS_TOO_LONG: ${aliasTooLongMessage([...String(issue.input)].length)}`,
-      })
-      .meta({ maxLength: ALIAS_MAX_CHARS })
-      .describe(`A 2-7 word label for this conversation, at most ${ALIAS_MAX_CHARS} characters; "" clears it.`),
-  };
-}
-
-export function aliasResultShape() {
-  return {
-    agent_id: z.string().describe("This conversation's four-character Agent ID."),
-    alias: z.string().describe('The alias now shown in Liveboard ("" when cleared).'),
-  };
-}
-
-export const SET_AGENT_ALIAS_DESCRIPTION = [
-  'Label the current conversation in Liveboard.',
-  'Give a short, descriptive 2-7 word label for what this Agent is doing, such as "Rindle implementation", and update it when the main task changes.',
-  'Optional; it changes no routing, permission or history, and is not recorded in the execution timeline.',
-].join(' ');
-
-export const APPLY_PATCH_DESCRIPTION = [
-  'Apply a Codex-style patch to files.',
-  'Format: "*** Begin Patch", then for each file "*** Add File: PATH" (lines prefixed with +), "*** Delete File: PATH",',
-  'or "*** Update File: PATH" (optionally "*** Move to: NEW_PATH") followed by chunks that start with "@@" or "@@ <line naming the',
-  'function or class>" and hold context lines (prefixed with a space), removed lines (-) and added lines (+); "*** End of File" anchors',
-  'a chunk at the end of the file; then "*** End Patch". Give about 3 lines of context around each change.',
-  'Each file operation applies atomically and independently: if some fail, the others are still applied and not rolled back;',
-  'the error lists the files changed and each failed operation with its reason. Retry only the failed operations after re-reading those files.',
-  'Context must match one place only; ambiguous context is an error, never a guess. Relative paths resolve against workdir.',
-  'A file another process writes (or holds open for writing) while the patch applies fails that operation with FILE_CHANGED_DURING_PATCH and is left as that process wrote it.',
-].join(' ');

@@ -1,0 +1,50 @@
+// set_agent_alias (Local mode): its input and output schemas and description, and the handler,
+// which labels the conversation's Agent ID in the store. An alias change is not an invocation
+// (never in the timeline); a rejected call is recorded like any other.
+
+import { z } from 'zod';
+import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
+import { typed } from './schemas.js';
+import { rejectedCall, tool } from './tool.js';
+
+export function setAgentAliasInput() {
+  return {
+    alias: z
+      .string(typed('alias', 'a string', 'a short label such as "Rindle implementation", or "" to clear it'))
+      .refine((alias) => [...alias].length <= ALIAS_MAX_CHARS, {
+        error: (issue) => `ALIAS_TOO_LONG: ${aliasTooLongMessage([...String(issue.input)].length)}`,
+      })
+      .meta({ maxLength: ALIAS_MAX_CHARS })
+      .describe(`A 2-7 word label for this conversation, at most ${ALIAS_MAX_CHARS} characters; "" clears it.`),
+  };
+}
+
+export function aliasResultShape() {
+  return {
+    agent_id: z.string().describe("This conversation's four-character Agent ID."),
+    alias: z.string().describe('The alias now shown in Liveboard ("" when cleared).'),
+  };
+}
+
+export const SET_AGENT_ALIAS_DESCRIPTION = [
+  'Label the current conversation in Liveboard.',
+  'Give a short, descriptive 2-7 word label for what this Agent is doing, such as "Rindle implementation", and update it when the main task changes.',
+  'Optional; it changes no routing, permission or history, and is not recorded in the execution timeline.',
+].join(' ');
+
+export const setAgentAliasTool = tool({
+  name: 'set_agent_alias',
+  title: 'Label this conversation in Liveboard',
+  localOnly: true,
+  description: () => SET_AGENT_ALIAS_DESCRIPTION,
+  input: setAgentAliasInput,
+  output: aliasResultShape,
+  rejected: (raw) => rejectedCall('set_agent_alias', raw, typeof raw.alias === 'string' ? `alias (${[...raw.alias].length} characters)` : '(no alias)'),
+  run: async (args, ctx) => {
+    const agentId = ctx.agentId();
+    ctx.store.setAlias(agentId, args.alias, 'agent');
+    const alias = ctx.store.agent(agentId)?.alias ?? '';
+    const text = alias ? `Agent ${agentId} is now labelled ${JSON.stringify(alias)} in Liveboard.` : `Agent ${agentId} has no alias now.`;
+    return { kind: 'text', text, isError: false, structured: { agent_id: agentId, alias } };
+  },
+});
