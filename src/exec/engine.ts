@@ -10,6 +10,7 @@ import { ZodexError, quote } from '../errors.js';
 import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './cgroup.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
+import { createInputProbe } from './inputwait.js';
 import { refuseNul } from './nul.js';
 import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
@@ -119,6 +120,7 @@ export class ExecEngine {
         limits: this.options.limits,
         openSpill: () => this.options.spill.create(),
         cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
+        inputProbe: createInputProbe(pty.pid),
       },
       pty,
     );

@@ -5,11 +5,11 @@
 // the next one deliver again from a stream offset.
 
 import { AnsiStripper } from './ansi.js';
-import { createInputProbe, type InputProbe } from './inputwait.js';
+import type { InputProbe } from './inputwait.js';
 import { killProcessTree } from './kill.js';
 import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
-import type { PtyProcess } from './pty.js';
 import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
+import type { Terminal } from './terminal.js';
 
 // Cleanup after a command ends is deferred by this much (see finish()).
 const HOUSEKEEPING_DELAY_MS = 10;
@@ -71,6 +71,9 @@ export interface SessionInit {
   limits: OutputLimits;
   openSpill: () => SpillSink;
   cgroup?: string | undefined; // the command's own cgroup, when zodexd has a cgroup folder
+  // Tells whether the command waits for terminal input (Linux: inputwait.ts); undefined where
+  // that cannot be told.
+  inputProbe: InputProbe | undefined;
 }
 
 export class Session {
@@ -100,7 +103,7 @@ export class Session {
 
   constructor(
     init: SessionInit,
-    private readonly pty: PtyProcess,
+    private readonly pty: Terminal,
   ) {
     this.id = init.id;
     this.handle = init.handle;
@@ -111,7 +114,7 @@ export class Session {
     this.cgroup = init.cgroup;
     this.output = new OutputBuffer(init.limits, init.openSpill);
     this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
-    this.inputProbe = createInputProbe(pty.pid);
+    this.inputProbe = init.inputProbe;
     pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
     pty.onExit((exit) => {
       this.receive(this.stripper.end());
