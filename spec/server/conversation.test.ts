@@ -1,41 +1,11 @@
 // A conversation: what it records in the store, its Agent ID, the context on its first result,
 // and that it takes its own sessions with it when it closes. The runtime is a fake: a store that
 // records calls, an engine that records closeOwner.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { defaultContextOptions } from '../../src/context/index.js';
+import { describe, expect, it } from 'vitest';
 import { ZodexError } from '../../src/errors.js';
 import { Conversation, type Outcome } from '../../src/server/conversation.js';
-import type { Runtime } from '../../src/server/runtime.js';
 import type { ExecResult } from '../../src/tools/index.js';
-
-const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conversation-'));
-fs.writeFileSync(path.join(codexHome, 'AGENTS.md'), 'Always run the tests.\n');
-afterAll(() => fs.rmSync(codexHome, { recursive: true, force: true }));
-
-function fakeRuntime(mode: 'local' | 'sprite') {
-  const calls: { method: string; args: unknown[] }[] = [];
-  const logged: string[] = [];
-  const closedOwners: string[] = [];
-  let agents = 0;
-  const store = {
-    registerAgent: (...args: unknown[]) => (calls.push({ method: 'registerAgent', args }), `AG${(agents += 1)}X`),
-    startInvocation: (...args: unknown[]) => (calls.push({ method: 'startInvocation', args }), 7),
-    finishInvocation: (...args: unknown[]) => void calls.push({ method: 'finishInvocation', args }),
-    endAgent: (...args: unknown[]) => void calls.push({ method: 'endAgent', args }),
-  };
-  const runtime = {
-    config: { mode, context: defaultContextOptions(codexHome) },
-    store,
-    serverId: 'zserver',
-    log: (line: string) => logged.push(line),
-    engine: { closeOwner: (owner: string) => closedOwners.push(owner) },
-  } as unknown as Runtime;
-  const of = (method: string) => calls.filter((call) => call.method === method).map((call) => call.args);
-  return { runtime, calls, of, logged, closedOwners };
-}
+import { fakeRuntime } from './support.js';
 
 const exited: ExecResult = { summary: 'exited 0 after 0.1s', output: 'hi\n', output_offset: 3, status: 'exited', cwd: '/tmp', exit_code: 0, termination_reason: 'exit' };
 const running: ExecResult = { summary: 'still running after 1.0s; use session_handle zs_secret to poll', output: '', output_offset: 0, status: 'running', cwd: '/tmp', session_handle: 'zs_secret' };

@@ -1,0 +1,64 @@
+// The server's tool table: built from tools/index.ts, validated before any handler runs, a
+// rejected call recorded like a failed one, set_agent_alias run without a record.
+import { describe, expect, it } from 'vitest';
+import { Conversation } from '../../src/server/conversation.js';
+import { defineTool, type Extra, type ToolSetup } from '../../src/server/tools.js';
+import { TOOLS, type ToolContext } from '../../src/tools/index.js';
+import { fakeRuntime } from './support.js';
+
+const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const extra = { signal: new AbortController().signal } as Extra;
+const byName = (name: string) => TOOLS.find((tool) => tool.name === name)!;
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+function setupFor(mode: 'local' | 'sprite') {
+  const fake = fakeRuntime(mode);
+  const conversation = new Conversation(fake.runtime, 'c1');
+  const context = (): ToolContext => ({
+    engine: undefined as never, // no test here reaches the engine
+    owner: conversation.id,
+    agentId: () => conversation.agentId,
+    sessionEnv: () => ({}),
+    store: fake.runtime.store,
+    defaultWorkdir: undefined,
+    maxExecTimeoutMs: limits.maxExecTimeoutMs,
+    maxYieldMs: limits.maxYieldMs,
+    call: { signal: extra.signal, progress: undefined },
+  });
+  const setup: ToolSetup = { limits, annotations: () => ({ readOnlyHint: true }), conversation, context };
+  return { fake, setup };
+}
+
+describe('the tool table', () => {
+  it('lists the four tools once each, in order, with set_agent_alias for Local mode only', () => {
+    expect(TOOLS.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']);
+    expect(TOOLS.filter((tool) => tool.localOnly).map((tool) => tool.name)).toEqual(['set_agent_alias']);
+  });
+
+  it('defines each tool with a strict input schema and the title and description of its file', () => {
+    const { setup } = setupFor('local');
+    for (const tool of TOOLS) {
+      const { definition } = defineTool(tool, setup);
+      expect(definition.name).toBe(tool.name);
+      expect(definition.description).toBe(tool.description(limits));
+      expect((definition.inputSchema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
+    }
+  });
+
+  it('records a call rejected by validation, with the rejection as its result, and runs nothing', async () => {
+    const { fake, setup } = setupFor('sprite');
+    const result = await defineTool(byName('exec_command'), setup).call({ cmd: 'touch X', workdir: '/tmp', timeout: 5 }, extra);
+    expect(textOf(result)).toMatch(/^UNKNOWN_ARGUMENT: `timeout`: exec_command has no such argument/);
+    expect(fake.of('startInvocation')).toEqual([[{ agentId: 'AG1X', tool: 'exec_command', workdir: '/tmp', summary: 'touch X' }]]);
+    expect(fake.of('finishInvocation')[0]![1]).toMatchObject({ isError: true });
+  });
+
+  it('runs set_agent_alias through the store without recording an invocation', async () => {
+    const { fake, setup } = setupFor('local');
+    const result = await defineTool(byName('set_agent_alias'), setup).call({ alias: 'Rindle implementation' }, extra);
+    expect(result.structuredContent).toEqual({ agent_id: 'AG1X', alias: 'Rindle implementation' });
+    expect(textOf(result)).toMatch(/^Agent AG1X is now labelled "Rindle implementation" in Liveboard\./);
+    expect(fake.of('setAlias')).toEqual([['AG1X', 'Rindle implementation', 'agent']]);
+    expect(fake.of('startInvocation')).toEqual([]);
+  });
+});
