@@ -1,6 +1,6 @@
-// Typed errors with stable codes, the registry of every code a tool result may carry, and the
-// bounded quoting every error text uses for inputs. Every layer throws ZodexError;
-// server/results.ts is the one place that turns them into MCP results ("CODE: message").
+// Typed errors with stable codes, the one registry of every code zodex emits (the tool surface's
+// and the operator's), and the bounded quoting every error text uses for inputs. Every layer
+// throws ZodexError; server/results.ts is the one place that turns them into MCP results.
 
 // Every code zodex emits, each once with its meaning, grouped by where it is emitted. A tool
 // result carries only the codes of ERROR_CODES (pinned against the README by spec/errors.test.ts);
