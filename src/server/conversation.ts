@@ -1,7 +1,8 @@
 // One conversation (a stdio connection, an HTTP session): its Agent ID, given at its first
 // tool call; its zodex_context memory (Local mode); and the recording of every invocation in
 // the store. Flow per call: invoke() -> start record -> tool body -> finish record -> result,
-// with the context the seed asks for added once, after the original result.
+// with the context the seed asks for added once, after the original result (unrecorded(): the
+// same without the record, for a call that is no invocation).
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConversationContext } from '../context/index.js';
