@@ -29,7 +29,7 @@ function engine(cgroups: boolean, log: (message: string) => void = () => {}): { 
   const made = new ExecEngine(
     {
       spawnHelper: HELPER,
-      shell: Promise.resolve(serverEnvironment(pickShell('sprite'))),
+      shell: Promise.resolve(serverEnvironment(pickShell('sprite'), { remove: [], set: {} })),
       limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
       spill: new SpillStore({ parentDir: dir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
       maxSessions: 8,

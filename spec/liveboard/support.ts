@@ -24,7 +24,7 @@ export function realEngine(store: Store, serverId: string, spillDir: string): { 
   const engine = new ExecEngine(
     {
       spawnHelper: process.env.ZODEX_SPAWN_HELPER ?? path.join(repoRoot, 'build/Release/zodex-spawn'),
-      shell: Promise.resolve(serverEnvironment(pickShell('sprite'))),
+      shell: Promise.resolve(serverEnvironment(pickShell('sprite'), { remove: [], set: {} })),
       limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
       spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
       maxSessions: 8,

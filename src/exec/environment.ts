@@ -3,11 +3,11 @@
 // start, for its environment (`$SHELL -lc 'env -0'`, bounded by a timeout); every command then
 // runs as `$SHELL -c CMD` in that captured environment, so rc files are paid once, not per call.
 // Sprite mode: `bash -c` (or `sh -c`) in the server's own environment.
+// The engine knows no product: which variables a command must not see and which it must get
+// (the HTTP token, the publisher's secrets and write mode) arrive as an EnvironmentPolicy.
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import type { WriteMode } from '../publisher/config.js';
-import { PUBLISHER_SECRET_ENV, WRITE_MODE_ENV } from '../publisher/paths.js';
 
 export interface ShellSetup {
   shell: string;
@@ -28,14 +28,12 @@ export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
   ZODEX: '1',
 };
 
-// Variables of the server that must never reach a command: the HTTP token and the publisher's
-// write credential.
-const SECRET_VARIABLES = ['ZODEX_AUTH_TOKEN', ...PUBLISHER_SECRET_ENV];
-
-// GitHub credentials a shell could push with. Unless the write mode is `direct`, commands run
-// without them, so GitHub writes go through zodex-agent and the publisher daemon. (Credentials
-// stored on disk, such as gh's hosts.yml or a git credential helper, are not governed by this.)
-export const GITHUB_TOKEN_VARIABLES = ['GITHUB_TOKEN', 'GH_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'];
+// The caller's rule for every command's environment: the variables removed (secrets of the
+// server), then the ones set, after COMMAND_ENV_OVERRIDES.
+export interface EnvironmentPolicy {
+  remove: readonly string[];
+  set: Readonly<Record<string, string>>;
+}
 
 const MARK = '__ZODEX_ENV_BEGIN__';
 const CAPTURE_TIMEOUT_MS = 5_000;
@@ -55,23 +53,23 @@ export function pickShell(mode: 'local' | 'sprite', env: NodeJS.ProcessEnv = pro
   return '/bin/sh';
 }
 
-export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>): Record<string, string> {
+export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>, policy: EnvironmentPolicy): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
-  for (const key of SECRET_VARIABLES) delete env[key];
-  Object.assign(env, COMMAND_ENV_OVERRIDES);
+  for (const key of policy.remove) delete env[key];
+  Object.assign(env, COMMAND_ENV_OVERRIDES, policy.set);
   if (!env.LANG && !env.LC_ALL) env.LANG = 'C.UTF-8';
   return env;
 }
 
 // Runs the login shell once and parses its environment. Falls back to the server's own
 // environment (and says why) when the shell fails, hangs or prints nothing usable.
-export function captureLoginEnvironment(shell: string): Promise<ShellSetup> {
+export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy): Promise<ShellSetup> {
   return new Promise((resolve) => {
     const fallback = (why: string) =>
-      resolve({ shell, env: commandEnv(process.env), source: `server environment (${why})` });
+      resolve({ shell, env: commandEnv(process.env, policy), source: `server environment (${why})` });
     const script = `printf '\\0${MARK}\\0'; env -0`;
-    const base = commandEnv(process.env);
+    const base = commandEnv(process.env, policy);
     execFile(
       shell,
       ['-lc', script],
@@ -88,23 +86,12 @@ export function captureLoginEnvironment(shell: string): Promise<ShellSetup> {
         }
         if (!env.PATH) return fallback('the login shell environment has no PATH');
         for (const key of ['SHLVL', '_', 'OLDPWD', 'PWD']) delete env[key];
-        resolve({ shell, env: commandEnv(env), source: `${shell} -l` });
+        resolve({ shell, env: commandEnv(env, policy), source: `${shell} -l` });
       },
     );
   });
 }
 
-// The selected write mode, applied to a command environment (undefined: not governed).
-export function applyWriteMode(setup: ShellSetup, mode: WriteMode | undefined): ShellSetup {
-  if (mode === undefined) return setup;
-  const env: Record<string, string> = { ...setup.env, [WRITE_MODE_ENV]: mode };
-  if (mode !== 'direct') {
-    for (const key of GITHUB_TOKEN_VARIABLES) delete env[key];
-    env.GIT_TERMINAL_PROMPT = '0';
-  }
-  return { ...setup, env };
-}
-
-export function serverEnvironment(shell: string): ShellSetup {
-  return { shell, env: commandEnv(process.env), source: 'server environment' };
+export function serverEnvironment(shell: string, policy: EnvironmentPolicy): ShellSetup {
+  return { shell, env: commandEnv(process.env, policy), source: 'server environment' };
 }

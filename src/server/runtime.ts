@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../cli/config.js';
 import { openStore, type Store } from '../store/index.js';
 import { ExecEngine } from '../exec/engine.js';
-import { applyWriteMode, captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
+import { captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
+import { commandPolicy } from '../publisher/environment.js';
 import { SpillStore } from '../exec/spill.js';
 import { startControlServer, type ControlServer } from '../liveboard/control.js';
 import { startLiveboard, type Liveboard } from '../liveboard/server.js';
@@ -55,8 +56,9 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     throw new Error(`the PTY helper ${spawnHelper} is missing or not executable; run \`npm ci\` (or \`npm run build\`) to build it`);
   }
   const shellPath = pickShell(config.mode);
-  const captured = config.mode === 'local' ? captureLoginEnvironment(shellPath) : Promise.resolve(serverEnvironment(shellPath));
-  const shell = captured.then((setup) => applyWriteMode(setup, config.writeMode));
+  // The HTTP token and the publisher's secrets never reach a command; the write mode governs GitHub tokens.
+  const policy = commandPolicy(config.writeMode, ['ZODEX_AUTH_TOKEN']);
+  const shell = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy) : Promise.resolve(serverEnvironment(shellPath, policy));
   const spill = new SpillStore({ parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs });
   spill.startCleanup(log);
   const store = openStore({ stateDir: config.stateDir, warn: log });

@@ -1,0 +1,48 @@
+// The command environment applies the caller's policy as data (the engine knows no product):
+// removed names are gone, set names win over the captured environment and the overrides.
+
+import { describe, expect, it } from 'vitest';
+import { COMMAND_ENV_OVERRIDES, commandEnv, serverEnvironment } from '../../src/exec/environment.js';
+import { commandPolicy, GITHUB_TOKEN_VARIABLES } from '../../src/publisher/environment.js';
+
+describe('commandEnv', () => {
+  it('removes what the policy removes and sets what it sets, after the overrides', () => {
+    const env = commandEnv({ PATH: '/bin', SECRET: 's', TERM: 'xterm', KEEP: 'k' }, { remove: ['SECRET'], set: { TERM: 'vt100', ADDED: '1' } });
+    expect(env).toEqual({ ...COMMAND_ENV_OVERRIDES, PATH: '/bin', KEEP: 'k', TERM: 'vt100', ADDED: '1', LANG: 'C.UTF-8' });
+  });
+
+  it('keeps everything but the overrides with an empty policy', () => {
+    expect(commandEnv({ A: 'a', LANG: 'fr_FR.UTF-8' }, { remove: [], set: {} })).toEqual({ ...COMMAND_ENV_OVERRIDES, A: 'a', LANG: 'fr_FR.UTF-8' });
+  });
+
+  it('applies the policy to the server environment too', () => {
+    process.env.ZODEX_TEST_SECRET = 'x';
+    try {
+      expect(serverEnvironment('/bin/sh', { remove: ['ZODEX_TEST_SECRET'], set: {} }).env.ZODEX_TEST_SECRET).toBeUndefined();
+    } finally {
+      delete process.env.ZODEX_TEST_SECRET;
+    }
+  });
+});
+
+describe("the publisher's command policy", () => {
+  const tokens = Object.fromEntries(GITHUB_TOKEN_VARIABLES.map((name) => [name, 't']));
+  const base = { PATH: '/bin', ZODEX_AUTH_TOKEN: 'a', ZODEX_PUBLISHER_TOKEN: 'p', ...tokens };
+
+  it('removes the server and publisher secrets in every mode, and the GitHub tokens unless direct', () => {
+    for (const mode of ['read-only', 'publish-pr'] as const) {
+      const env = commandEnv(base, commandPolicy(mode, ['ZODEX_AUTH_TOKEN']));
+      expect(Object.keys(env).filter((key) => key in base)).toEqual(['PATH']);
+      expect(env).toMatchObject({ ZODEX_WRITE_MODE: mode, GIT_TERMINAL_PROMPT: '0' });
+    }
+    const direct = commandEnv(base, commandPolicy('direct', ['ZODEX_AUTH_TOKEN']));
+    expect(direct).toMatchObject({ ...tokens, ZODEX_WRITE_MODE: 'direct' });
+    expect(direct.ZODEX_AUTH_TOKEN ?? direct.ZODEX_PUBLISHER_TOKEN ?? direct.GIT_TERMINAL_PROMPT).toBeUndefined();
+  });
+
+  it('governs no write mode when none is selected', () => {
+    const env = commandEnv(base, commandPolicy(undefined, ['ZODEX_AUTH_TOKEN']));
+    expect(env).toMatchObject(tokens);
+    expect(env.ZODEX_WRITE_MODE ?? env.ZODEX_AUTH_TOKEN ?? env.ZODEX_PUBLISHER_TOKEN).toBeUndefined();
+  });
+});
