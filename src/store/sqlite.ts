@@ -8,20 +8,17 @@ import type { Database, Statement } from 'better-sqlite3';
 import { StoreError } from './errors.js';
 import { clip, newAgentId, normalizeAlias } from './identity.js';
 import { SERVER_STALE_AFTER_MS, serverIsLive } from './liveness.js';
+import { boundedLimit, num, str, toAgentRow, toChange, toHistoryRow, toPublicationRow, toServerRow, toSessionRow, type Row } from './rows.js';
 import type {
   AgentRow,
   AliasSetter,
-  Change,
   ChangeBatch,
-  ChangeKind,
   HistoryFilter,
   HistoryRow,
-  HistoryStatus,
   InvocationFinish,
   InvocationStart,
   OperatorActionInput,
   PublicationInput,
-  PublicationOutcome,
   PublicationRow,
   ServerInfo,
   ServerRow,
@@ -44,15 +41,6 @@ export interface SqliteStoreOptions {
   staleAfterMs?: number;
 }
 
-type Row = Record<string, unknown>;
-
-const num = (value: unknown): number | null => (typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : null);
-const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-function boundedLimit(limit: number | undefined, fallback: number, max: number): number {
-  if (limit === undefined || !Number.isFinite(limit)) return fallback;
-  return Math.max(1, Math.min(max, Math.floor(limit)));
-}
 
 export class SqliteStore {
   private readonly clock: () => number;
@@ -141,22 +129,7 @@ export class SqliteStore {
     const rows = this.sql(
       `SELECT * FROM (SELECT * FROM servers ${where} ORDER BY started_at DESC, id DESC LIMIT @limit) ORDER BY started_at, id`,
     ).all(options.liveOnly ? { fresh: now - this.staleAfterMs, limit } : { limit }) as Row[];
-    const servers = rows.map((row): ServerRow => {
-      const facts = {
-        pid: num(row.pid) ?? 0,
-        hostname: str(row.hostname) ?? '',
-        heartbeatAt: num(row.heartbeat_at) ?? 0,
-        endedAt: num(row.ended_at),
-      };
-      return {
-        serverId: String(row.id),
-        ...facts,
-        transport: str(row.transport) ?? '',
-        mode: str(row.mode) ?? '',
-        startedAt: num(row.started_at) ?? 0,
-        live: serverIsLive(facts, now, this.staleAfterMs),
-      };
-    });
+    const servers = rows.map((row) => toServerRow(row, now, this.staleAfterMs));
     return options.liveOnly ? servers.filter((server) => server.live) : servers;
   }
 
@@ -212,23 +185,7 @@ export class SqliteStore {
        ) ORDER BY started_at, id`,
     ).all(...params, limit) as Row[];
     const live = this.liveServerIds();
-    return rows.map((row) => {
-      const endedAt = num(row.ended_at);
-      const serverId = String(row.server_id);
-      const setBy = str(row.alias_set_by);
-      return {
-        agentId: String(row.id),
-        alias: str(row.alias) ?? '',
-        aliasSetAt: num(row.alias_set_at),
-        aliasSetBy: setBy === 'agent' || setBy === 'operator' ? setBy : null,
-        serverId,
-        startedAt: num(row.started_at) ?? 0,
-        endedAt,
-        live: endedAt === null && live.has(serverId),
-        invocations: num(row.invocation_count) ?? 0,
-        lastInvocationAt: num(row.last_invocation_at),
-      };
-    });
+    return rows.map((row) => toAgentRow(row, live));
   }
 
   agent(agentId: string): AgentRow | undefined {
@@ -298,24 +255,7 @@ export class SqliteStore {
        ) ORDER BY started_at, id`,
     ).all(limit) as Row[];
     const live = this.liveServerIds();
-    const sessions = rows.map((row): SessionRow => {
-      const endedAt = num(row.ended_at);
-      const serverId = String(row.server_id);
-      return {
-        sessionId: String(row.id),
-        agentId: String(row.agent_id),
-        agentAlias: str(row.agent_alias) ?? '',
-        serverId,
-        pid: num(row.pid),
-        cmd: str(row.cmd) ?? '',
-        cwd: str(row.cwd) ?? '',
-        startedAt: num(row.started_at) ?? 0,
-        endedAt,
-        exitCode: num(row.exit_code),
-        terminationReason: str(row.termination_reason),
-        state: endedAt !== null ? 'exited' : live.has(serverId) ? 'running' : 'lost',
-      };
-    });
+    const sessions = rows.map((row) => toSessionRow(row, live));
     return options.runningOnly ? sessions.filter((session) => session.state === 'running') : sessions;
   }
 
@@ -366,19 +306,7 @@ export class SqliteStore {
     const rows = this.sql(
       'SELECT * FROM (SELECT * FROM publications WHERE at >= ? ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id',
     ).all(filter.sinceMs ?? 0, limit) as Row[];
-    return rows.map((row) => ({
-      id: num(row.id) ?? 0,
-      at: num(row.at) ?? 0,
-      agentId: str(row.agent_id),
-      serverId: str(row.server_id),
-      mode: str(row.mode) ?? '',
-      repository: str(row.repository) ?? '',
-      branch: str(row.branch) ?? '',
-      commit: str(row.commit_sha) ?? '',
-      prUrl: str(row.pr_url),
-      outcome: (str(row.outcome) ?? 'failed') as PublicationOutcome,
-      error: str(row.error),
-    }));
+    return rows.map(toPublicationRow);
   }
 
   // ---- history ----
@@ -401,37 +329,7 @@ export class SqliteStore {
        ORDER BY t.started_at, t.kind, t.id`,
     ).all(params) as Row[];
     const live = this.liveServerIds();
-    return rows.map((row): HistoryRow => {
-      const startedAt = num(row.started_at) ?? 0;
-      const endedAt = num(row.ended_at);
-      const isError = num(row.is_error);
-      const serverId = str(row.server_id);
-      let status: HistoryStatus;
-      if (endedAt !== null) status = isError ? 'error' : 'ok';
-      else status = serverId !== null && live.has(serverId) ? 'running' : 'interrupted';
-      const kind = row.kind === 'operator_action' ? 'operator_action' : 'invocation';
-      return {
-        kind,
-        id: num(row.id) ?? 0,
-        actor: kind === 'operator_action' ? 'operator' : 'agent',
-        agentId: str(row.agent_id),
-        agentAlias: str(row.agent_alias) ?? '',
-        serverId,
-        tool: str(row.tool) ?? '',
-        workdir: str(row.workdir),
-        summary: str(row.summary) ?? '',
-        startedAt,
-        endedAt,
-        durationMs: endedAt === null ? null : endedAt - startedAt,
-        status,
-        resultSummary: str(row.result_summary),
-        isError: isError === null ? null : isError !== 0,
-        exitCode: num(row.exit_code),
-        terminationReason: str(row.termination_reason),
-        sessionId: str(row.session_id),
-        outputFile: str(row.output_file),
-      };
-    });
+    return rows.map((row) => toHistoryRow(row, live));
   }
 
   // ---- changes ----
@@ -452,9 +350,7 @@ export class SqliteStore {
         // Pruned past the cursor: the client missed changes it can no longer list; reload.
         if (cursor < oldest - 1) return { cursor: latest, changes: [], reset: true, more: false };
         const rows = this.sql('SELECT * FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?').all(cursor, max) as Row[];
-        const changes = rows.map(
-          (row): Change => ({ seq: num(row.seq) ?? 0, at: num(row.at) ?? 0, kind: String(row.kind) as ChangeKind, ref: String(row.ref) }),
-        );
+        const changes = rows.map(toChange);
         const next = changes.at(-1)?.seq ?? latest;
         return { cursor: next, changes, reset: false, more: next < latest };
       })
