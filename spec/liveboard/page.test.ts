@@ -1,6 +1,8 @@
 // The page is self-contained: nothing in it points anywhere but the board (it works offline),
 // and its one script and one style carry the response's CSP nonce.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, renderPage } from '../../src/liveboard/page.js';
 
@@ -33,5 +35,19 @@ describe('the Liveboard page', () => {
 
   it('escapes what it embeds', () => {
     expect(renderPage({ nonce: 'n', csrfToken: '"><script>' })).toContain('content="&quot;>&lt;script>"');
+  });
+});
+
+describe("the Liveboard's browser script", () => {
+  it('is served exactly as its own file, which the typecheck checks against the DOM', () => {
+    const file = path.join(__dirname, '../../src/liveboard/browser/board.js');
+    const script = fs.readFileSync(file, 'utf8');
+    expect(script.startsWith('// @ts-check\n')).toBe(true);
+    expect(html).toContain(`<script nonce="NONCE123">${script}</script>`);
+    const config = fs.readFileSync(path.join(path.dirname(file), 'tsconfig.json'), 'utf8');
+    expect(config).toMatch(/"checkJs": true/);
+    expect(config).toMatch(/"DOM"/);
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.typecheck).toContain('tsc -p src/liveboard/browser/tsconfig.json');
   });
 });
