@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mkdirp, mkdirpSync } from '../src/fsutil.js';
+import { mkdirPrivate, mkdirp, mkdirpSync } from '../src/fsutil.js';
 
 describe('mkdirp', () => {
   it('makes missing parents, accepts an existing folder, refuses a file in the way', async () => {
@@ -27,5 +27,22 @@ describe('mkdirp', () => {
     // Node 20's own recursive mkdir loops forever here.
     expect(() => mkdirpSync('/proc/zodex-nope/x')).toThrow(/ENOENT/);
     await expect(mkdirp('/proc/zodex-nope/x')).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('mkdirPrivate', () => {
+  it('makes one level with the mode, says whether it made it, leaves an existing folder as it is', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-private-'));
+    try {
+      const dir = path.join(root, 'p');
+      expect(mkdirPrivate(dir)).toBe(true);
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700 & ~process.umask());
+      fs.chmodSync(dir, 0o755);
+      expect(mkdirPrivate(dir)).toBe(false);
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o755); // never chmod-ed: the caller's check refuses it
+      expect(() => mkdirPrivate(path.join(root, 'missing/child'))).toThrow(/ENOENT/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -50,6 +50,19 @@ export async function mkdirp(dir: string, mode?: number): Promise<void> {
   }
 }
 
+// Makes one private folder level (`mode`, default 0700) unless it exists: true when this call
+// made it. Any failure but EEXIST throws. An existing folder is never chmod-ed: callers then
+// check it with privateFolderProblem() and refuse a wrong mode, so that the operator notices.
+export function mkdirPrivate(dir: string, mode = 0o700): boolean {
+  try {
+    fs.mkdirSync(dir, { mode });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  }
+}
+
 // What keeps `dir` from being a private folder of this user, or undefined when nothing does:
 // it must be a real directory (never a symbolic link), belong to this user, and be closed to
 // others (strict: 0700) or at least not writable by them. `guards` names what others could

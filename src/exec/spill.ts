@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { privateFolderProblem } from '../fsutil.js';
+import { mkdirPrivate, privateFolderProblem } from '../fsutil.js';
 import type { SpillSink } from './output.js';
 
 export const SPILL_FOLDER_PATTERN = /^spill-[A-Za-z0-9]{6}$/;
@@ -30,11 +30,7 @@ export function defaultSpillParent(): string {
 // Makes PARENT if missing, then checks it is a real directory of ours that nobody else can
 // write into. Throws an Error whose message says what is wrong.
 function ensurePrivateParent(parentDir: string): void {
-  try {
-    fs.mkdirSync(parentDir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  mkdirPrivate(parentDir);
   const problem = privateFolderProblem(parentDir, false, 'its spill files');
   if (problem) throw new Error(`${parentDir} ${problem}`);
 }

@@ -3,8 +3,7 @@
 // the store (sessions.server_id). The run folder must be a real directory of ours, 0700; the
 // socket itself is 0600. A folder that is a symlink, foreign or open to others is refused.
 
-import fs from 'node:fs';
-import { mkdirpSync, privateFolderProblem } from '../fsutil.js';
+import { mkdirPrivate, mkdirpSync, privateFolderProblem } from '../fsutil.js';
 import path from 'node:path';
 import { ZodexError, type LiveboardErrorCode } from '../errors.js';
 
@@ -54,11 +53,9 @@ export function ensureControlFolder(stateDir: string): string {
   const dir = controlFolder(stateDir);
   mkdirpSync(stateDir, 0o700);
   try {
-    fs.mkdirSync(dir, { mode: 0o700 });
+    mkdirPrivate(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `cannot create control folder ${dir} (${(error as NodeJS.ErrnoException).code})`);
-    }
+    throw new LiveboardError('UNSAFE_CONTROL_FOLDER', `cannot create control folder ${dir} (${(error as NodeJS.ErrnoException).code})`);
   }
   checkControlFolder(dir);
   return dir;

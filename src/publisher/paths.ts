@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { privateFolderProblem } from '../fsutil.js';
+import { mkdirPrivate, privateFolderProblem } from '../fsutil.js';
 import { PublisherError } from './errors.js';
 
 // Set by zodexd in exec_command sessions; read by zodex-agent (`--socket PATH` wins).
@@ -47,14 +47,11 @@ export function checkPrivateFolder(dir: string, strict: boolean): void {
   if (problem) throw unsafe(`socket folder ${dir} ${problem}; pass --socket in a folder of your own if this one cannot be fixed`);
 }
 
-function mkdirPrivate(dir: string, group?: number): void {
+function makeSocketFolder(dir: string, group?: number): void {
   try {
-    fs.mkdirSync(dir, { mode: group === undefined ? 0o700 : 0o710 });
-    if (group !== undefined) fs.chownSync(dir, -1, group);
+    if (mkdirPrivate(dir, group === undefined ? 0o700 : 0o710) && group !== undefined) fs.chownSync(dir, -1, group);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-      throw unsafe(`cannot create socket folder ${dir} (${(error as NodeJS.ErrnoException).code}); create it with mode 0700 or pass another --socket`);
-    }
+    throw unsafe(`cannot create socket folder ${dir} (${(error as NodeJS.ErrnoException).code}); create it with mode 0700 or pass another --socket`);
   }
 }
 
@@ -78,11 +75,11 @@ export function ensureSocketFolder(socketPath: string, env: NodeJS.ProcessEnv = 
   const isDefaultTmpLayout = socketPath === defaultPublisherSocket({ ...env, XDG_RUNTIME_DIR: undefined });
   if (isDefaultTmpLayout) {
     const parent = path.dirname(folder);
-    mkdirPrivate(parent, group);
+    makeSocketFolder(parent, group);
     if (group === undefined) checkPrivateFolder(parent, false);
     else checkGroupFolder(parent, group);
   }
-  mkdirPrivate(folder, group);
+  makeSocketFolder(folder, group);
   if (group === undefined) checkPrivateFolder(folder, true);
   else checkGroupFolder(folder, group);
   return folder;
