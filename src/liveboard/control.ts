@@ -12,11 +12,11 @@ import {
   ControlRequestError,
   MAX_CONTROL_LINE_BYTES,
   parseControlRequest,
-  readLines,
   REQUEST_TIMEOUT_MS,
   type ControlReply,
   type ControlRequest,
 } from './protocol.js';
+import { readLines } from '../net/jsonlines.js';
 import { PendingTail, type TailRings } from './tail.js';
 
 // What the control server needs of a session (exec/session.ts's Session).

@@ -20,6 +20,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ControlErrorCode } from '../errors.js';
+import { parseVersionedLine, readLines } from '../net/jsonlines.js';
 import { checkControlFolder } from './paths.js';
 
 export const CONTROL_PROTOCOL_VERSION = 1;
@@ -58,44 +59,9 @@ export class ControlRequestError extends Error {
 
 // text of one line -> a valid request, or BAD_REQUEST / UNSUPPORTED_VERSION saying what is wrong.
 export function parseControlRequest(line: string): ControlRequest {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    throw new ControlRequestError('BAD_REQUEST', 'the request is not one line of JSON');
-  }
-  if (json && typeof json === 'object' && 'version' in json && json.version !== CONTROL_PROTOCOL_VERSION) {
-    throw new ControlRequestError('UNSUPPORTED_VERSION', `control protocol version ${JSON.stringify(json.version)} is not spoken here (this zodexd speaks ${CONTROL_PROTOCOL_VERSION})`);
-  }
-  const parsed = controlRequestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; ');
-    throw new ControlRequestError('BAD_REQUEST', `invalid request: ${issues}`);
-  }
-  return parsed.data;
-}
-
-// Calls `onLine` for each "\n"-terminated line the socket sends; a line longer than `maxBytes`
-// destroys the socket.
-export function readLines(socket: net.Socket, maxBytes: number, onLine: (line: string) => void): void {
-  let pending: Buffer[] = [];
-  let size = 0;
-  socket.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let at = chunk.indexOf(0x0a); at !== -1; at = chunk.indexOf(0x0a, start)) {
-      pending.push(chunk.subarray(start, at));
-      const line = Buffer.concat(pending).toString('utf8');
-      pending = [];
-      size = 0;
-      start = at + 1;
-      if (socket.destroyed) return;
-      onLine(line);
-    }
-    const rest = chunk.subarray(start);
-    size += rest.length;
-    if (size > maxBytes) socket.destroy(new Error(`a line longer than ${maxBytes} bytes`));
-    else if (rest.length > 0) pending.push(rest);
-  });
+  const fail = (code: ControlErrorCode, message: string) => new ControlRequestError(code, message);
+  const unsupported = (got: string) => `control protocol version ${got} is not spoken here (this zodexd speaks ${CONTROL_PROTOCOL_VERSION})`;
+  return parseVersionedLine(line, controlRequestSchema, CONTROL_PROTOCOL_VERSION, fail, unsupported);
 }
 
 function unreachable(socketPath: string, error: unknown): ControlReply {

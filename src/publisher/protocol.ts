@@ -13,6 +13,7 @@
 import type net from 'node:net';
 import { z } from 'zod';
 import { WRITE_MODES } from './config.js';
+import { parseVersionedLine, readLines } from '../net/jsonlines.js';
 import { PublisherError } from './errors.js';
 
 export const PROTOCOL_VERSION = 1;
@@ -97,21 +98,9 @@ export type PublisherResponse = z.infer<typeof responseSchema>;
 
 // text of one line -> a valid request, or BAD_REQUEST / UNSUPPORTED_VERSION saying what is wrong.
 export function parseRequest(line: string): PublisherRequest {
-  let json: unknown;
-  try {
-    json = JSON.parse(line);
-  } catch {
-    throw new PublisherError('BAD_REQUEST', 'the request is not one line of JSON');
-  }
-  if (json && typeof json === 'object' && 'version' in json && json.version !== PROTOCOL_VERSION) {
-    throw new PublisherError('UNSUPPORTED_VERSION', `protocol version ${JSON.stringify(json.version)} is not spoken here (this publisher speaks ${PROTOCOL_VERSION}); use a zodex-agent from the same zodex release`);
-  }
-  const parsed = requestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; ');
-    throw new PublisherError('BAD_REQUEST', `invalid request: ${issues}`);
-  }
-  return parsed.data;
+  const unsupported = (got: string) =>
+    `protocol version ${got} is not spoken here (this publisher speaks ${PROTOCOL_VERSION}); use a zodex-agent from the same zodex release`;
+  return parseVersionedLine(line, requestSchema, PROTOCOL_VERSION, (code, message) => new PublisherError(code, message), unsupported);
 }
 
 export function requestIdOf(line: string): string | null {
@@ -128,28 +117,23 @@ export function requestIdOf(line: string): string | null {
 // MAX_LINE_BYTES, when the socket ends first, or after timeoutMs.
 export function readLine(socket: net.Socket, timeoutMs: number, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
     const finish = (error: Error | undefined, line?: string) => {
       clearTimeout(timer);
-      socket.off('data', onData);
+      stop();
       socket.off('end', onEnd);
       socket.off('error', onError);
       if (error) reject(error);
       else resolve(line ?? '');
     };
-    const onData = (chunk: Buffer) => {
-      const at = chunk.indexOf(0x0a);
-      const part = at === -1 ? chunk : chunk.subarray(0, at);
-      chunks.push(part);
-      size += part.length;
-      if (size > MAX_LINE_BYTES) return finish(new PublisherError('BAD_REQUEST', `${what} is longer than ${MAX_LINE_BYTES} bytes`));
-      if (at !== -1) finish(undefined, Buffer.concat(chunks).toString('utf8'));
-    };
+    const stop = readLines(
+      socket,
+      MAX_LINE_BYTES,
+      (line) => finish(undefined, line),
+      () => finish(new PublisherError('BAD_REQUEST', `${what} is longer than ${MAX_LINE_BYTES} bytes`)),
+    );
     const onEnd = () => finish(new PublisherError('PUBLISHER_PROTOCOL', `the connection closed before a complete ${what} arrived`));
     const onError = (error: Error) => finish(error);
     const timer = setTimeout(() => finish(new PublisherError('PUBLISHER_TIMEOUT', `no complete ${what} within ${timeoutMs} ms`)), timeoutMs);
-    socket.on('data', onData);
     socket.on('end', onEnd);
     socket.on('error', onError);
   });
