@@ -139,10 +139,6 @@ export class Session {
     return this.endReported;
   }
 
-  get outputBytes(): number {
-    return this.output.bytes;
-  }
-
   // Clean output as it arrives, for live observers (Liveboard).
   onOutput(listener: (bytes: Uint8Array) => void): () => void {
     this.dataListeners.add(listener);

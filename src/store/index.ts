@@ -9,21 +9,12 @@ import type { Store } from './types.js';
 
 export type * from './types.js';
 export type { OpenStoreOptions } from './safe.js';
-export { StoreError, describeStoreFailure, type StoreErrorCode } from './errors.js';
-export { DATABASE_FILE_NAME, DEFAULT_BUSY_TIMEOUT_MS, databasePath } from './database.js';
-export { MIGRATIONS, SCHEMA_VERSION, migrate, type Migration } from './schema.js';
-export { AGENT_ID_ALPHABET, AGENT_ID_LENGTH, ALIAS_MAX_CHARS, isAgentId, normalizeAlias } from './identity.js';
-export { HEARTBEAT_INTERVAL_MS, SERVER_STALE_AFTER_MS } from './liveness.js';
-export {
-  CHANGE_LOG_KEEP,
-  DEFAULT_CHANGES_LIMIT,
-  DEFAULT_HISTORY_LIMIT,
-  DETAIL_MAX_CHARS,
-  ERROR_MAX_CHARS,
-  MAX_HISTORY_LIMIT,
-  SUMMARY_MAX_CHARS,
-  SqliteStore,
-} from './sqlite.js';
+export { StoreError, describeStoreFailure } from './errors.js';
+export { databasePath } from './database.js';
+export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';
+export { AGENT_ID_ALPHABET, ALIAS_MAX_CHARS, isAgentId, normalizeAlias } from './identity.js';
+export { SERVER_STALE_AFTER_MS } from './liveness.js';
+export { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT, SUMMARY_MAX_CHARS, SqliteStore } from './sqlite.js';
 
 // For zodexd: never throws; on any database failure warns once through `warn` and degrades.
 export function openStore(options: OpenStoreOptions): Store {
