@@ -1,6 +1,6 @@
 // @ts-check
-// Build step: the Liveboard's browser script goes to dist/ as written (tsc checks it, see
-// src/liveboard/browser/tsconfig.json, but does not emit it), beside the page.js that reads it.
+// Build step: the Liveboard's browser script files go to dist/ as written (tsc checks them, see
+// src/liveboard/browser/tsconfig.json, but does not emit them), beside the page.js that reads them.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,4 +9,5 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const target = path.join(root, 'dist/liveboard/browser');
 fs.mkdirSync(target, { recursive: true });
-fs.copyFileSync(path.join(root, 'src/liveboard/browser/board.js'), path.join(target, 'board.js'));
+const source = path.join(root, 'src/liveboard/browser');
+for (const name of fs.readdirSync(source)) if (name.endsWith('.js')) fs.copyFileSync(path.join(source, name), path.join(target, name));

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, renderPage } from '../../src/liveboard/page.js';
+import { contentSecurityPolicy, renderPage, SCRIPT_FILES } from '../../src/liveboard/page.js';
 
 const html = renderPage({ nonce: 'NONCE123', csrfToken: 'CSRF456' });
 
@@ -39,12 +39,13 @@ describe('the Liveboard page', () => {
 });
 
 describe("the Liveboard's browser script", () => {
-  it('is served exactly as its own file, which the typecheck checks against the DOM', () => {
-    const file = path.join(__dirname, '../../src/liveboard/browser/board.js');
-    const script = fs.readFileSync(file, 'utf8');
-    expect(script.startsWith('// @ts-check\n')).toBe(true);
-    expect(html).toContain(`<script nonce="NONCE123">${script}</script>`);
-    const config = fs.readFileSync(path.join(path.dirname(file), 'tsconfig.json'), 'utf8');
+  it('is served exactly as its own files, which the typecheck checks against the DOM', () => {
+    const folder = path.join(__dirname, '../../src/liveboard/browser');
+    expect(fs.readdirSync(folder).filter((name) => name.endsWith('.js')).sort()).toEqual([...SCRIPT_FILES].sort());
+    const scripts = SCRIPT_FILES.map((name) => fs.readFileSync(path.join(folder, name), 'utf8'));
+    for (const script of scripts) expect(script.startsWith('// @ts-check\n')).toBe(true);
+    expect(html).toContain(`<script nonce="NONCE123">${scripts.join('\n')}</script>`);
+    const config = fs.readFileSync(path.join(folder, 'tsconfig.json'), 'utf8');
     expect(config).toMatch(/"checkJs": true/);
     expect(config).toMatch(/"DOM"/);
     const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };

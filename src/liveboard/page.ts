@@ -67,11 +67,16 @@ form.send input[type=text] { flex: 1; }
 form.send label { display: inline-flex; gap: .2rem; align-items: center; color: var(--muted); }
 `;
 
-// The browser script, read once at startup from its own file (typechecked with checkJs; the build
-// copies it beside this module). It is inlined under the response's nonce, so no hash to keep.
-const SCRIPT_FILE = fileURLToPath(new URL('./browser/board.js', import.meta.url));
-const SCRIPT = fs.readFileSync(SCRIPT_FILE, 'utf8');
-if (/<\/script/i.test(SCRIPT)) throw new Error(`${SCRIPT_FILE} contains "</script", which would end the inline script early`);
+// The browser script, read once at startup from its files (typechecked with checkJs; the build
+// copies them beside this module): the DOM helpers, then the board. One inline script under the
+// response's nonce, so there is no hash to keep in step.
+export const SCRIPT_FILES = ['dom.js', 'board.js'];
+const SCRIPT = SCRIPT_FILES.map((name) => {
+  const file = fileURLToPath(new URL(`./browser/${name}`, import.meta.url));
+  const text = fs.readFileSync(file, 'utf8');
+  if (/<\/script/i.test(text)) throw new Error(`${file} contains "</script", which would end the inline script early`);
+  return text;
+}).join('\n');
 
 export interface PageOptions {
   nonce: string; // fresh for every response: the CSP admits only the script and style carrying it
