@@ -1,5 +1,5 @@
 // Shell words as the README writes them (quotes, $(...) kept as one word), and zodexd's parser.
-export { parseCli } from '../../src/cli/config.js';
+export { parseCli } from '../../src/app/config/parse.js';
 
 export function splitWords(text: string): string[] {
   const words: string[] = [];

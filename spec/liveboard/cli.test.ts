@@ -6,7 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIVEBOARD_LISTEN, parseLiveboardArgs } from '../../src/cli/commands/liveboard.js';
 import type { CliIo } from '../../src/cli/commands/command.js';
-import { parseCli, UsageError, USAGE } from '../../src/cli/config.js';
+import { UsageError } from '../../src/app/config/errors.js';
+import { parseCli } from '../../src/app/config/parse.js';
+import { USAGE } from '../../src/app/config/usage.js';
 import { runZodex } from '../../src/cli/zodex.js';
 import { scratch } from './support.js';
 

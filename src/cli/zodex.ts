@@ -3,8 +3,9 @@
 // loaded only when used and runs with the remaining arguments. Usage errors exit 2, failures 1.
 
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { UsageError } from '../app/config/errors.js';
+import { VERSION } from '../app/version.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CliIo, type CommandModule } from './commands/command.js';
 
 interface CommandEntry {
@@ -36,11 +37,6 @@ Run zodex <command> --help for a command's options.
 `;
 }
 
-function version(): string {
-  const require = createRequire(import.meta.url);
-  return (require('../../package.json') as { version: string }).version;
-}
-
 export async function runZodex(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
@@ -56,7 +52,7 @@ export async function runZodex(argv: string[], io: CliIo): Promise<number> {
     return runZodex([topic, '--help'], io);
   }
   if (name === '-V' || name === '--version') {
-    io.stdout(`zodex ${version()}\n`);
+    io.stdout(`zodex ${VERSION}\n`);
     return EXIT_OK;
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
@@ -68,7 +64,7 @@ export async function runZodex(argv: string[], io: CliIo): Promise<number> {
     const command = await entry.load();
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof CliUsageError) {
+    if (error instanceof CliUsageError || error instanceof UsageError) {
       io.stderr(`zodex ${name}: ${error.message}; see zodex ${name} --help\n`);
       return EXIT_USAGE;
     }

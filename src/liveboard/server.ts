@@ -4,18 +4,18 @@
 //   POST /api/alias                 {agentId, alias}  -> the store, set by 'operator' (last write wins)
 //   POST /api/sessions/:id/input    {chars}           -> the owning zodexd's control socket
 //   POST /api/sessions/:id/kill     {}                -> the owning zodexd's control socket
-// Flow per request: Host rule -> Origin rule (transport/guard.ts) -> token (bearer or cookie) ->
+// Flow per request: Host rule -> Origin rule (net/guard.ts) -> token (bearer or cookie) ->
 // route; POSTs also pass checkPost (own Origin, JSON, CSRF header). No CORS, ever.
 
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { isLoopbackHost, liveboardBindProblem, type ListenAddress } from '../cli/config.js';
+import { liveboardBindProblem, type ListenAddress } from '../net/address.js';
+import { readJsonBody } from '../net/body.js';
+import { checkHostAndOrigin, checkToken, type Verdict } from '../net/guard.js';
+import { listenOn } from '../net/listen.js';
 import { isAgentId, StoreError } from '../store/index.js';
-import { readJsonBody } from '../transport/body.js';
-import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from '../transport/guard.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
-import { authCookieHeader, checkBoardToken, checkPost, newCsrfToken } from './guard.js';
+import { authCookieHeader, boardPolicy, checkPost, newCsrfToken } from './guard.js';
 import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
 import { contentSecurityPolicy, renderPage } from './page.js';
 import { controlSocketPath } from './paths.js';
@@ -71,8 +71,7 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
   const { store, stateDir, listen, log } = options;
   const problem = liveboardBindProblem(listen, options.token, '--listen');
   if (problem) throw new Error(problem);
-  const loopbackBind = isLoopbackHost(listen.host);
-  const policy: GuardPolicy = { loopbackBind, allowHosts: options.allowHosts, listenHost: listen.host, token: options.token };
+  const policy = boardPolicy(listen, options.allowHosts, options.token);
   const csrfToken = newCsrfToken();
   const feed = new Feed(store, { pollMs: options.pollMs, log: (message) => log(`liveboard: ${message}`) });
   const hub = new TailHub(stateDir, options.openStream ?? controlStream);
@@ -156,17 +155,16 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://liveboard.invalid');
     const isApi = url.pathname.startsWith('/api/');
-    for (const verdict of [checkHost(req.headers.host, policy), checkOrigin(req.headers.origin, policy)]) {
-      if (!verdict.ok) return refuse(res, verdict, isApi);
-    }
+    const place = checkHostAndOrigin(req.headers, policy);
+    if (!place.ok) return refuse(res, place, isApi);
     // The token shown once in the address bar: checked like a bearer token, kept as a cookie.
     const offered = url.searchParams.get('token');
     if (req.method === 'GET' && url.pathname === '/' && offered !== null && policy.token !== undefined) {
-      const verdict = checkToken(`Bearer ${offered}`, policy);
+      const verdict = checkToken({ authorization: `Bearer ${offered}` }, policy);
       if (!verdict.ok) return refuse(res, verdict, false);
       return send(res, 303, 'text/plain; charset=utf-8', 'See Other: /\n', { Location: '/', 'Set-Cookie': authCookieHeader(policy.token) });
     }
-    const auth = checkBoardToken(req.headers, policy);
+    const auth = checkToken(req.headers, policy);
     if (!auth.ok) return refuse(res, auth, isApi);
 
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -201,19 +199,9 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`the Liveboard cannot listen on ${listen.host}:${listen.port}: ${error.code ?? error.message}`);
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}/`;
-  if (!loopbackBind) log(`warning: the Liveboard listens on non-loopback ${shownHost}: anyone with the token who can reach it can type into and kill sessions`);
+  const bound = await listenOn(server, listen, 'the Liveboard');
+  const url = `http://${bound.host}:${bound.port}/`;
+  if (!policy.loopbackBind) log(`warning: the Liveboard listens on non-loopback ${bound.host}: anyone with the token who can reach it can type into and kill sessions`);
   log(`liveboard on ${url}`);
 
   let closing: Promise<void> | undefined;

@@ -9,7 +9,7 @@ import { ConversationContext } from '../context/index.js';
 import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
 import type { InvocationInfo, Outcome } from '../tools/index.js';
 import { errorResult } from './results.js';
-import type { Runtime } from './runtime.js';
+import type { ServerRuntime } from './options.js';
 
 export type { InvocationInfo, Outcome };
 
@@ -18,10 +18,10 @@ export class Conversation {
   private readonly context: ConversationContext | undefined;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: ServerRuntime,
     readonly id: string,
   ) {
-    this.context = runtime.config.mode === 'local' ? new ConversationContext(runtime.config.context) : undefined;
+    this.context = runtime.options.mode === 'local' ? new ConversationContext(runtime.options.context) : undefined;
   }
 
   // The four-character Agent ID, assigned at the first tool call that needs it.

@@ -1,19 +1,25 @@
-// The server instructions and tool annotations a conversation announces, from the config.
+// The server instructions and tool annotations a conversation announces, from the server's options.
 // Codex reads only the first 512 characters of the instructions, so the essentials (the tools,
 // the workdir rule, the first workdir, set_agent_alias) come first; details follow.
 
-import type { Annotations, Config } from '../cli/config.js';
+import type { Annotations, Mode } from './options.js';
+
+export interface InstructionSettings {
+  mode: Mode;
+  startDir: string; // where zodexd was started: in Local mode, offered as the first workdir
+  defaultWorkdir: string | undefined;
+}
 
 // Codex truncates server instructions to this many characters.
 export const INSTRUCTIONS_ESSENTIAL_CHARS = 512;
 
-export function instructionsFor(config: Pick<Config, 'mode' | 'startDir' | 'defaultWorkdir'>): string {
-  const local = config.mode === 'local';
+export function instructionsFor(settings: InstructionSettings): string {
+  const local = settings.mode === 'local';
   const workdir =
-    config.defaultWorkdir !== undefined
-      ? `exec_command may omit workdir (default ${config.defaultWorkdir}); apply_patch needs one.`
+    settings.defaultWorkdir !== undefined
+      ? `exec_command may omit workdir (default ${settings.defaultWorkdir}); apply_patch needs one.`
       : local
-        ? `First workdir: ${config.startDir} (where zodexd was started; guidance, not a boundary) unless the task names another.`
+        ? `First workdir: ${settings.startDir} (where zodexd was started; guidance, not a boundary) unless the task names another.`
         : undefined;
   return [
     'zodex remote execution tools.',

@@ -4,11 +4,11 @@
 // zodex_context. Knows no transport.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { TOOLS, type CallControl, type SchemaLimits, type ToolContext } from '../tools/index.js';
+import { TOOLS, type CallControl, type ToolContext } from '../tools/index.js';
 import type { Conversation } from './conversation.js';
-import { annotationsFor, instructionsFor } from './instructions.js';
+import { annotationsFor } from './instructions.js';
+import type { ServerRuntime } from './options.js';
 import { defineTool, serveTools, type Extra } from './tools.js';
-import { VERSION, type Runtime } from './runtime.js';
 
 function callControl(extra: Extra): CallControl {
   const token = extra._meta?.progressToken;
@@ -27,32 +27,23 @@ function callControl(extra: Extra): CallControl {
   };
 }
 
-export function createMcpServer(runtime: Runtime, conversation: Conversation): McpServer {
-  const { config, engine } = runtime;
-  const server = new McpServer({ name: 'zodex', version: VERSION }, { instructions: instructionsFor(config), capabilities: { tools: {} } });
-  const limits: SchemaLimits = {
-    maxExecTimeoutMs: config.maxExecTimeoutMs,
-    maxYieldMs: config.maxYieldMs,
-    defaultWorkdir: config.defaultWorkdir,
-    inlineLimitBytes: config.inlineLimitBytes,
-    previewBytes: config.previewBytes,
-    headBytes: config.headBytes,
-    tailFileBytes: config.tailFileBytes,
-    spillCapBytes: config.spillCapBytes,
-  };
+export function createMcpServer(runtime: ServerRuntime, conversation: Conversation): McpServer {
+  const { options, engine } = runtime;
+  const { limits } = options;
+  const server = new McpServer({ name: 'zodex', version: options.version }, { instructions: options.instructions, capabilities: { tools: {} } });
   const context = (extra: Extra): ToolContext => ({
     engine,
     owner: conversation.id,
     agentId: () => conversation.agentId,
     sessionEnv: () => conversation.sessionEnv(),
     store: runtime.store,
-    defaultWorkdir: config.defaultWorkdir,
-    maxExecTimeoutMs: config.maxExecTimeoutMs,
-    maxYieldMs: config.maxYieldMs,
+    defaultWorkdir: limits.defaultWorkdir,
+    maxExecTimeoutMs: limits.maxExecTimeoutMs,
+    maxYieldMs: limits.maxYieldMs,
     call: callControl(extra),
   });
-  const setup = { limits, annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(config.annotations, tool), conversation, context };
-  const tools = TOOLS.filter((tool) => config.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
+  const setup = { limits, annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool), conversation, context };
+  const tools = TOOLS.filter((tool) => options.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
   serveTools(server, tools, runtime.log);
   return server;
 }

@@ -1,22 +1,21 @@
-// MCP over streamable HTTP at http://HOST:PORT/mcp (seed 003), on the SDK's server transport.
+// MCP over streamable HTTP at http://HOST:PORT/mcp, on the SDK's server transport.
 // Flow per request: Host rule -> Origin rule -> path (/mcp or 404) -> bearer token -> drain (503)
 // -> body (our own size limit and deadline, 413/408) -> the conversation (Mcp-Session-Id), or a
 // new one for an initialize request (capped: conversations.ts). A POST whose connection drops
-// is cancelled like notifications/cancelled. SIGINT/SIGTERM: 503 to newcomers, drain, exit 0.
+// is cancelled like notifications/cancelled. On shutdown (app/ decides when): drain() answers
+// newcomers 503 and waits for calls in flight; close() then ends every conversation and the listener.
 
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isLoopbackHost } from '../cli/config.js';
-import type { Runtime } from '../server/runtime.js';
-import { Conversation as ConversationState } from '../server/conversation.js';
-import { createMcpServer } from '../server/server.js';
-import { readJsonBody } from './body.js';
+import type { ListenAddress } from '../net/address.js';
+import { readJsonBody } from '../net/body.js';
+import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
+import { listenOn, type BoundAddress } from '../net/listen.js';
 import { cancelOnDrop } from './cancel.js';
 import { ConversationTable, type Conversation } from './conversations.js';
-import { checkHost, checkOrigin, checkToken, type GuardPolicy, type Verdict } from './guard.js';
+import type { ConversationFactory, Serving } from './serving.js';
 
 const MCP_PATH = '/mcp';
 const IDLE_SWEEP_MS = 60_000;
@@ -32,12 +31,30 @@ function jsonRpcError(res: http.ServerResponse, status: number, code: number, me
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-export async function serveHttp(runtime: Runtime): Promise<void> {
-  const { config, log } = runtime;
-  const loopbackBind = isLoopbackHost(config.listen.host);
-  const policy: GuardPolicy = { loopbackBind, allowHosts: config.allowHosts, listenHost: config.listen.host, token: config.authToken };
-  const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
-  const conversations = new ConversationTable(config.maxConversations, hasRunningCommand, log);
+export interface HttpOptions {
+  listen: ListenAddress;
+  guard: GuardPolicy;
+  maxBodyBytes: number; // --max-body-bytes
+  bodyTimeoutMs: number; // --body-timeout-ms
+  headersTimeoutMs: number; // --headers-timeout-ms
+  idleMs: number; // --http-idle-ms: an unused session is closed after this long
+  maxConversations: number; // --max-conversations
+  open: ConversationFactory;
+  // Whether the conversation with this id still owns a running command (then it is never evicted).
+  hasRunningCommand: (id: string) => boolean;
+  log: (line: string) => void;
+}
+
+export interface HttpServing extends Serving {
+  address: BoundAddress; // what was really bound (port 0 picks one)
+  url: string; // http://HOST:PORT/mcp
+  // From now on newcomers get 503; resolves once no call is in flight, or after ms.
+  drain(reason: string, ms: number): Promise<void>;
+}
+
+export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
+  const { log, guard: policy } = options;
+  const conversations = new ConversationTable(options.maxConversations, options.hasRunningCommand, log);
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -45,8 +62,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
   // Registered at once (as opening), so that the cap counts conversations still initializing.
   const openConversation = (): { conversation: Conversation; connected: Promise<void> } => {
     const id = randomUUID();
-    const state = new ConversationState(runtime, id);
-    const mcp = createMcpServer(runtime, state);
+    const opened = options.open(id);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
@@ -64,26 +80,24 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
         if (closed) return;
         closed = true;
         conversations.delete(id);
-        state.close();
-        await mcp.close().catch(() => {});
+        await opened.close();
       },
     };
     transport.onclose = () => void conversation.close();
     conversations.add(conversation);
-    return { conversation, connected: mcp.connect(transport) };
+    return { conversation, connected: opened.connect(transport) };
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    for (const verdict of [checkHost(req.headers.host, policy), checkOrigin(req.headers.origin, policy)]) {
-      if (!verdict.ok) return refuse(res, verdict);
-    }
+    const place = checkHostAndOrigin(req.headers, policy);
+    if (!place.ok) return refuse(res, place);
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`Not Found: zodexd serves MCP at ${MCP_PATH} only.\n`);
       return;
     }
-    const auth = checkToken(req.headers.authorization, policy);
+    const auth = checkToken({ authorization: req.headers.authorization }, policy);
     if (!auth.ok) return refuse(res, auth);
     if (draining) {
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': RETRY_AFTER_S });
@@ -94,9 +108,9 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
     let body: unknown;
     if (req.method === 'POST') {
       // The SDK's express helper stops at 100 kB, which a large apply_patch exceeds.
-      const read = await readJsonBody(req, config.maxBodyBytes, `Request body too large: zodexd accepts at most ${config.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`, {
-        timeoutMs: config.bodyTimeoutMs,
-        tooLate: `Request Timeout: the body did not arrive within ${config.bodyTimeoutMs} ms (--body-timeout-ms); send it at once`,
+      const read = await readJsonBody(req, options.maxBodyBytes, `Request body too large: zodexd accepts at most ${options.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`, {
+        timeoutMs: options.bodyTimeoutMs,
+        tooLate: `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (--body-timeout-ms); send it at once`,
       });
       if (!read.ok) {
         if (read.status === 408) {
@@ -144,7 +158,7 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
   };
 
   // The checking interval bounds how late a header timeout is noticed (Node's default is 30 s).
-  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs) }, (req, res) => {
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs) }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`http request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
@@ -153,55 +167,52 @@ export async function serveHttp(runtime: Runtime): Promise<void> {
   });
   // Tool calls can wait up to 5 minutes: no whole-request timeout; the body has its own deadline.
   server.requestTimeout = 0;
-  server.headersTimeout = config.headersTimeoutMs; // then Node answers 408 and closes
+  server.headersTimeout = options.headersTimeoutMs; // then Node answers 408 and closes
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.listen.port, config.listen.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(`cannot listen on ${config.listen.host}:${config.listen.port}: ${error.code ?? error.message}`);
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  if (!loopbackBind) {
-    log(`warning: listening on non-loopback ${shownHost}: anything that can reach it can drive this machine; no Host rule applies`);
-    if (!config.authToken) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
+  const address = await listenOn(server, options.listen);
+  if (!policy.loopbackBind) {
+    log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
+    if (!policy.token) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
   }
-  log(`serving over http on http://${shownHost}:${address.port}${MCP_PATH}`);
+  const url = `http://${address.host}:${address.port}${MCP_PATH}`;
+  log(`serving over http on ${url}`);
 
-  const idleTimer = setInterval(() => conversations.sweep(config.httpIdleMs), Math.min(IDLE_SWEEP_MS, config.httpIdleMs));
+  const idleTimer = setInterval(() => conversations.sweep(options.idleMs), Math.min(IDLE_SWEEP_MS, options.idleMs));
   idleTimer.unref();
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    draining = true;
-    // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
-    log(`${signal}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${config.drainMs} ms)`);
-    server.closeIdleConnections();
-    if (inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        drained = resolve;
-        setTimeout(resolve, config.drainMs).unref();
-      });
-    }
-    clearInterval(idleTimer);
-    // Calls still waiting get their commands killed under them and answer "killed".
-    await runtime.close();
-    if (inFlight > 0) await new Promise<void>((resolve) => {
-      drained = resolve;
-      setTimeout(resolve, 1_000).unref();
-    });
-    await Promise.all(conversations.values().map((conversation) => conversation.close()));
-    server.close();
-    server.closeAllConnections();
-    process.exit(0);
+  const settled = (ms: number) =>
+    inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, ms).unref();
+        });
+
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    url,
+    drain(reason, ms) {
+      if (!draining) {
+        draining = true;
+        // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
+        log(`${reason}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${ms} ms)`);
+        server.closeIdleConnections();
+      }
+      return settled(ms);
+    },
+    close() {
+      closing ??= (async () => {
+        draining = true;
+        clearInterval(idleTimer);
+        // Calls whose commands were killed under them answer "killed": give them a moment.
+        await settled(1_000);
+        await Promise.all(conversations.values().map((conversation) => conversation.close()));
+        server.close();
+        server.closeAllConnections();
+      })();
+      return closing;
+    },
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }

@@ -3,7 +3,8 @@
 
 import { MAX_HISTORY_LIMIT, type AgentRow } from '../../store/index.js';
 import { EXIT_OK, type CliIo } from './command.js';
-import { cell, jsonRow, localTime, parseFlags, parseLimit, resolveStateDir, table } from './format.js';
+import { resolveStateDir } from '../../app/config/sources.js';
+import { cell, jsonRow, localTime, parseFlags, parseLimit, table } from './format.js';
 import { openForReading } from './state.js';
 
 const ALIAS_COLUMN_CHARS = 40;

@@ -1,20 +1,10 @@
-// Shared pieces of the operator subcommands: the state dir, --since durations, local times,
+// Shared pieces of the operator subcommands: --since durations, local times,
 // short durations, aligned tables, JSON rows with ISO times.
 
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CliUsageError } from './command.js';
-
-// Same default as zodexd: $XDG_STATE_HOME/zodex, else ~/.local/state/zodex.
-export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag !== undefined) {
-    if (flag.trim() === '') throw new CliUsageError('--state-dir needs a directory');
-    return path.resolve(flag);
-  }
-  const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state');
-  return path.join(base, 'zodex');
-}
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

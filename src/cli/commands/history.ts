@@ -3,7 +3,8 @@
 
 import { DEFAULT_HISTORY_LIMIT, isAgentId, MAX_HISTORY_LIMIT, type HistoryRow } from '../../store/index.js';
 import { CliUsageError, EXIT_OK, type CliIo } from './command.js';
-import { cell, jsonRow, localTime, parseDuration, parseFlags, parseLimit, resolveStateDir, shortDuration, table, tildePath } from './format.js';
+import { resolveStateDir } from '../../app/config/sources.js';
+import { cell, jsonRow, localTime, parseDuration, parseFlags, parseLimit, shortDuration, table, tildePath } from './format.js';
 import { openForReading } from './state.js';
 
 const SUMMARY_COLUMN_CHARS = 100;

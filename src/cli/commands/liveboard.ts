@@ -3,9 +3,12 @@
 // Flow: argv + env -> parseLiveboardArgs (defaults and checks) -> the store -> startLiveboard ->
 // wait for SIGINT/SIGTERM -> close. Sessions are acted on through each zodexd's control socket.
 
-import { liveboardBindProblem, parseAllowHost, parseListen, readToken, UsageError, type ListenAddress } from '../config.js';
-import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
-import { parseFlags, resolveStateDir } from './format.js';
+import { setting, UsageError } from '../../app/config/errors.js';
+import { loadToken, resolveStateDir } from '../../app/config/sources.js';
+import { onStopSignals } from '../../app/lifecycle.js';
+import { liveboardBindProblem, parseAllowHost, parseListen, type ListenAddress } from '../../net/address.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
+import { parseFlags } from './format.js';
 
 // Beside zodexd's default MCP port 7391.
 export const DEFAULT_LIVEBOARD_LISTEN = '127.0.0.1:7392';
@@ -41,32 +44,15 @@ export interface LiveboardSettings {
   token: string | undefined;
 }
 
-// The shared flag parsers throw zodexd's UsageError; here they are the subcommand's usage errors.
-function asUsage<T>(body: () => T): T {
-  try {
-    return body();
-  } catch (error) {
-    if (error instanceof UsageError) throw new CliUsageError(error.message);
-    throw error;
-  }
-}
-
 export function parseLiveboardArgs(argv: string[], env: NodeJS.ProcessEnv): { kind: 'help' } | { kind: 'run'; settings: LiveboardSettings } {
   const values = parseFlags(argv, flags);
   if (values.help) return { kind: 'help' };
-  return asUsage(() => {
-    const listen = parseListen(values.listen ?? DEFAULT_LIVEBOARD_LISTEN, '--listen');
-    const allowHosts = [...new Set((values['allow-host'] ?? []).map(parseAllowHost))];
-    let token: string | undefined;
-    if (values['auth-token-file'] !== undefined) token = readToken(values['auth-token-file']);
-    else if (env.ZODEX_AUTH_TOKEN) {
-      token = env.ZODEX_AUTH_TOKEN.trim();
-      if (token.length < 16) throw new UsageError('ZODEX_AUTH_TOKEN is shorter than 16 characters; use e.g. `openssl rand -hex 32`');
-    }
-    const problem = liveboardBindProblem(listen, token, '--listen');
-    if (problem) throw new UsageError(problem);
-    return { kind: 'run' as const, settings: { listen, stateDir: resolveStateDir(values['state-dir'], env), allowHosts, token } };
-  });
+  const listen = setting(() => parseListen(values.listen ?? DEFAULT_LIVEBOARD_LISTEN, '--listen'));
+  const allowHosts = [...new Set((values['allow-host'] ?? []).map((value) => setting(() => parseAllowHost(value))))];
+  const token = loadToken(values['auth-token-file'], env);
+  const problem = liveboardBindProblem(listen, token, '--listen');
+  if (problem) throw new UsageError(problem);
+  return { kind: 'run', settings: { listen, stateDir: resolveStateDir(values['state-dir'], env), allowHosts, token } };
 }
 
 export async function run(argv: string[], io: CliIo): Promise<number> {
@@ -90,8 +76,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT_FAILURE;
   }
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    const stop = onStopSignals(['SIGINT', 'SIGTERM'], () => {
+      stop();
+      resolve();
+    });
   });
   await board.close();
   store.close();

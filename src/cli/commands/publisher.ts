@@ -17,7 +17,8 @@ import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
 import { openStore } from '../../store/index.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
-import { resolveStateDir } from './format.js';
+import { resolveStateDir } from '../../app/config/sources.js';
+import { onStopSignals } from '../../app/lifecycle.js';
 
 const require = createRequire(import.meta.url);
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
@@ -193,12 +194,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT_FAILURE;
   }
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    const remove = onStopSignals(['SIGINT', 'SIGTERM'], (signal) => {
+      remove();
       log(`${signal}: stopping`);
       resolve();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    });
   });
   await daemon.close();
   publications.close();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, parseCli, parseListen, UsageError, type Config } from '../../src/cli/config.js';
+import type { Config } from '../../src/app/config/defaults.js';
+import { UsageError } from '../../src/app/config/errors.js';
+import { parseCli } from '../../src/app/config/parse.js';
 
 function config(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
   const request = parseCli(argv, env);
@@ -122,13 +124,3 @@ describe('CLI refusals (seed 003)', () => {
   });
 });
 
-describe('address helpers', () => {
-  it('knows loopback hosts', () => {
-    for (const host of ['127.0.0.1', '127.9.8.7', 'localhost', 'LOCALHOST', '[::1]', '::1', 'app.localhost']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['10.0.0.1', 'example.com', '::2', 'host.docker.internal', '0.0.0.0']) expect(isLoopbackHost(host), host).toBe(false);
-  });
-
-  it('parses IPv6 listen addresses and port 0', () => {
-    expect(parseListen('[::1]:0')).toEqual({ host: '::1', port: 0 });
-  });
-});

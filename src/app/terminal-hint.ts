@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'zodexd.js');
+// The zodexd bin (src/cli/zodexd.ts once built), named by path: app/ imports nothing from cli/.
+const ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'zodexd.js');
 
 export function terminalHint(entry: string = ENTRY): string[] {
   const config = JSON.stringify({ mcpServers: { zodex: { command: 'node', args: [entry] } } });

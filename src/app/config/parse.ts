@@ -1,0 +1,201 @@
+// argv + environment -> a validated Config, or a UsageError naming the flag and the fix.
+// All defaults are applied here, in one place (values in defaults.ts, address rules in net/);
+// every rule about which flags go together is checked here, before anything starts.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
+import { defaultSpillParent } from '../../exec/spill.js';
+import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen } from '../../net/address.js';
+import { WRITE_MODES } from '../../publisher/config.js';
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_DRAIN_MS,
+  DEFAULT_HEAD_BYTES,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HTTP_IDLE_MS,
+  DEFAULT_INLINE_LIMIT_BYTES,
+  DEFAULT_LISTEN,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONVERSATIONS,
+  DEFAULT_MAX_EXEC_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_YIELD_MS,
+  DEFAULT_PREVIEW_BYTES,
+  DEFAULT_SPILL_CAP_BYTES,
+  DEFAULT_SPILL_MAX_AGE_MS,
+  DEFAULT_TAIL_FILE_BYTES,
+  MAX_MAX_YIELD_MS,
+  type Config,
+} from './defaults.js';
+import { setting, UsageError } from './errors.js';
+import { loadToken, resolveStateDir } from './sources.js';
+
+const options = {
+  transport: { type: 'string' },
+  listen: { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  mode: { type: 'string' },
+  annotations: { type: 'string' },
+  'default-workdir': { type: 'string' },
+  'max-exec-timeout-ms': { type: 'string' },
+  'max-yield-ms': { type: 'string' },
+  'inline-limit-bytes': { type: 'string' },
+  'preview-bytes': { type: 'string' },
+  'head-bytes': { type: 'string' },
+  'tail-file-bytes': { type: 'string' },
+  'spill-dir': { type: 'string' },
+  'spill-cap-bytes': { type: 'string' },
+  'spill-max-age-ms': { type: 'string' },
+  'max-sessions': { type: 'string' },
+  'auth-token-file': { type: 'string' },
+  'insecure-no-auth': { type: 'boolean' },
+  'http-idle-ms': { type: 'string' },
+  'drain-ms': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'max-conversations': { type: 'string' },
+  'headers-timeout-ms': { type: 'string' },
+  'body-timeout-ms': { type: 'string' },
+  'state-dir': { type: 'string' },
+  'write-mode': { type: 'string' },
+  liveboard: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  ...CONTEXT_FLAG_OPTIONS,
+} satisfies ParseArgsConfig['options'];
+
+export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
+
+function parseCount(flag: string, value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!/^[0-9]+$/.test(value.trim())) {
+    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a whole number; write e.g. ${flag} ${fallback}`);
+  }
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < min) {
+    throw new UsageError(`${flag} must be at least ${min}; got ${value}`);
+  }
+  return number;
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${flag} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}; write e.g. ${flag} ${allowed[0]}`);
+}
+
+function checkDirectory(flag: string, dir: string): string {
+  if (!path.isAbsolute(dir)) throw new UsageError(`${flag} must be an absolute path; got ${JSON.stringify(dir)}`);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new UsageError(`${flag} ${dir} does not exist; create it or pass an existing directory`);
+  }
+  if (!stat.isDirectory()) throw new UsageError(`${flag} ${dir} is not a directory`);
+  return path.normalize(dir);
+}
+
+export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliRequest {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]}; see zodexd --help`);
+  }
+  const flags = parsed.values;
+  if (flags.help) return { kind: 'help' };
+  if (flags.version) return { kind: 'version' };
+
+  const notices: string[] = [];
+  const transport = oneOf('--transport', flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
+  const mode = oneOf('--mode', flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
+  const annotations = oneOf('--annotations', flags.annotations ?? (env.ZODEX_ANNOTATIONS || 'seed'), ['seed', 'truthful'] as const);
+
+  if (transport === 'stdio') {
+    if (flags.listen !== undefined) {
+      throw new UsageError('--listen only applies to --transport http; drop --listen or add --transport http');
+    }
+    if (flags['allow-host'] !== undefined) {
+      throw new UsageError('--allow-host only applies to --transport http; drop --allow-host or add --transport http');
+    }
+    if (flags['insecure-no-auth']) {
+      throw new UsageError('--insecure-no-auth only applies to --transport http; drop it');
+    }
+    for (const name of ['ZODEX_LISTEN', 'ZODEX_ALLOW_HOST'] as const) {
+      if (env[name]) notices.push(`ignoring ${name}: it only applies to --transport http`);
+    }
+  }
+
+  const listen = setting(() => parseListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN : undefined) ?? DEFAULT_LISTEN));
+  const allowHostValues =
+    flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
+  const allowHosts = [...new Set(allowHostValues.map((value) => setting(() => parseAllowHost(value))))];
+  if (transport === 'http' && allowHosts.length > 0 && !isLoopbackHost(listen.host)) {
+    notices.push(`--allow-host has no effect on a non-loopback --listen ${listen.host}: no Host rule applies there`);
+  }
+
+  const maxExecTimeoutMs = parseCount('--max-exec-timeout-ms', flags['max-exec-timeout-ms'], DEFAULT_MAX_EXEC_TIMEOUT_MS);
+  const maxYieldMs = parseCount('--max-yield-ms', flags['max-yield-ms'], DEFAULT_MAX_YIELD_MS, 0);
+  if (maxYieldMs > MAX_MAX_YIELD_MS) {
+    throw new UsageError(`--max-yield-ms must be at most ${MAX_MAX_YIELD_MS} (1 hour); got ${maxYieldMs}. Clients time out long before that`);
+  }
+  const inlineLimitBytes = parseCount('--inline-limit-bytes', flags['inline-limit-bytes'], DEFAULT_INLINE_LIMIT_BYTES, 256);
+  const previewBytes = Math.min(parseCount('--preview-bytes', flags['preview-bytes'], DEFAULT_PREVIEW_BYTES, 64), inlineLimitBytes);
+  // The head takes at most half of the preview, so the tail (where errors usually are) keeps room.
+  const headBytes = Math.min(parseCount('--head-bytes', flags['head-bytes'], DEFAULT_HEAD_BYTES, 16), Math.floor(previewBytes / 2));
+
+  const authToken = loadToken(flags['auth-token-file'], env);
+  const insecureNoAuth = flags['insecure-no-auth'] ?? false;
+  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth) : undefined;
+  if (bindProblem) throw new UsageError(bindProblem);
+
+  const liveboard = flags.liveboard === undefined ? undefined : setting(() => parseListen(flags.liveboard!, '--liveboard'));
+  const liveboardProblem = liveboard && liveboardBindProblem(liveboard, authToken, '--liveboard');
+  if (liveboardProblem) throw new UsageError(liveboardProblem);
+
+  const stateDir = resolveStateDir(flags['state-dir'], env);
+  let context: ContextOptions;
+  try {
+    context = loadContextOptions({ stateDir, flags: contextFlagsFrom(flags), env });
+  } catch (error) {
+    if (error instanceof ContextConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+
+  const writeModeValue = flags['write-mode'] ?? (env.ZODEX_WRITE_MODE || undefined);
+  const config: Config = {
+    transport,
+    listen,
+    allowHosts,
+    mode,
+    annotations,
+    startDir: process.cwd(),
+    defaultWorkdir: flags['default-workdir'] === undefined ? undefined : checkDirectory('--default-workdir', flags['default-workdir']),
+    maxExecTimeoutMs,
+    maxYieldMs,
+    inlineLimitBytes,
+    previewBytes,
+    headBytes,
+    tailFileBytes: parseCount('--tail-file-bytes', flags['tail-file-bytes'], DEFAULT_TAIL_FILE_BYTES, 1024),
+    spillDir: flags['spill-dir'] === undefined ? defaultSpillParent() : path.resolve(flags['spill-dir']),
+    spillCapBytes: parseCount('--spill-cap-bytes', flags['spill-cap-bytes'], DEFAULT_SPILL_CAP_BYTES),
+    spillMaxAgeMs: parseCount('--spill-max-age-ms', flags['spill-max-age-ms'], DEFAULT_SPILL_MAX_AGE_MS),
+    maxSessions: parseCount('--max-sessions', flags['max-sessions'], DEFAULT_MAX_SESSIONS),
+    authToken,
+    insecureNoAuth,
+    httpIdleMs: parseCount('--http-idle-ms', flags['http-idle-ms'], DEFAULT_HTTP_IDLE_MS),
+    drainMs: parseCount('--drain-ms', flags['drain-ms'], DEFAULT_DRAIN_MS, 0),
+    maxBodyBytes: parseCount('--max-body-bytes', flags['max-body-bytes'], DEFAULT_MAX_BODY_BYTES, 1024),
+    maxConversations: parseCount('--max-conversations', flags['max-conversations'], DEFAULT_MAX_CONVERSATIONS),
+    headersTimeoutMs: parseCount('--headers-timeout-ms', flags['headers-timeout-ms'], DEFAULT_HEADERS_TIMEOUT_MS, 100),
+    bodyTimeoutMs: parseCount('--body-timeout-ms', flags['body-timeout-ms'], DEFAULT_BODY_TIMEOUT_MS, 100),
+    stateDir,
+    context,
+    writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
+    liveboard,
+    notices,
+  };
+  return { kind: 'run', config };
+}
+

@@ -1,0 +1,63 @@
+// zodexd --help: every flag, its environment variable and its default (from defaults.ts).
+
+import { CONTEXT_USAGE } from '../../context/index.js';
+import * as defaults from './defaults.js';
+
+export const USAGE = `Usage: zodexd [options]
+
+Serves zodex's MCP tools (exec_command, write_stdin, apply_patch) over stdio or streamable HTTP.
+
+Transport:
+  --transport stdio|http      stdio (default) or HTTP at http://HOST:PORT/mcp   [env ZODEX_TRANSPORT]
+  --listen HOST:PORT          HTTP address (default ${defaults.DEFAULT_LISTEN}; port 0 = any free port;
+                              wildcards 0.0.0.0, ::, :PORT are refused)          [env ZODEX_LISTEN]
+  --allow-host HOST           admit this Host header on a loopback bind, any port; repeatable
+                                                                          [env ZODEX_ALLOW_HOST, comma list]
+  --auth-token-file PATH      require "Authorization: Bearer <token>"        [env ZODEX_AUTH_TOKEN]
+  --insecure-no-auth          allow a non-loopback bind without a token (not recommended)
+  --http-idle-ms N            end an idle HTTP session and kill its commands (default ${defaults.DEFAULT_HTTP_IDLE_MS})
+  --drain-ms N                on SIGTERM, let calls in flight finish for up to N ms (default ${defaults.DEFAULT_DRAIN_MS})
+  --max-body-bytes N          largest HTTP request body, and largest stdio line (default ${defaults.DEFAULT_MAX_BODY_BYTES})
+  --max-conversations N       open HTTP sessions; when full, idle ones without a running command
+                              are closed oldest first, else 503 (default ${defaults.DEFAULT_MAX_CONVERSATIONS})
+  --headers-timeout-ms N      a request's headers must arrive within N ms, else 408 (default ${defaults.DEFAULT_HEADERS_TIMEOUT_MS})
+  --body-timeout-ms N         a request's body must arrive within N ms, else 408 (default ${defaults.DEFAULT_BODY_TIMEOUT_MS})
+
+Execution:
+  --mode local|sprite         local (default): login-shell environment, set_agent_alias;
+                              sprite: sandbox, bash in the server's environment   [env ZODEX_MODE]
+  --annotations seed|truthful seed (default): every tool readOnlyHint true, destructiveHint false;
+                              truthful: exec_command, write_stdin, apply_patch readOnlyHint false,
+                              destructiveHint true, so clients that gate on them ask first
+                                                                          [env ZODEX_ANNOTATIONS]
+  --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
+  --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${defaults.DEFAULT_MAX_EXEC_TIMEOUT_MS})
+  --max-yield-ms N            cap on yield_time_ms of exec_command and write_stdin: no call waits
+                              longer (default ${defaults.DEFAULT_MAX_YIELD_MS}, under the 60 s request timeout
+                              of common clients, which progress notifications do not extend)
+  --max-sessions N            commands running at once (default ${defaults.DEFAULT_MAX_SESSIONS})
+
+Output:
+  --inline-limit-bytes N      a stream larger than this spills to a file (default ${defaults.DEFAULT_INLINE_LIMIT_BYTES})
+  --preview-bytes N           head + tail shown once spilled (default ${defaults.DEFAULT_PREVIEW_BYTES})
+  --head-bytes N              of that, the start of what is new (default ${defaults.DEFAULT_HEAD_BYTES}; at most half)
+  --tail-file-bytes N         last bytes kept past the spill cap, in a tail file (default ${defaults.DEFAULT_TAIL_FILE_BYTES})
+  --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)
+  --spill-cap-bytes N         bytes kept per spill file (default ${defaults.DEFAULT_SPILL_CAP_BYTES})
+  --spill-max-age-ms N        spill files older than this are removed (default ${defaults.DEFAULT_SPILL_MAX_AGE_MS})
+
+Liveboard (the operator's web page: agents, timelines, live sessions):
+  --liveboard HOST:PORT       serve it at http://HOST:PORT/, on its own listener (default off;
+                              port 0 = any free port; wildcards refused; a non-loopback HOST
+                              needs --auth-token-file; --allow-host names admit it too)
+
+State and GitHub:
+  --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)
+  --write-mode MODE           read-only | publish-pr | direct: unless direct, commands run without
+                              GITHUB_TOKEN/GH_TOKEN, so pushes go through zodex-agent and the
+                              publisher daemon (default: not governed)       [env ZODEX_WRITE_MODE]
+
+${CONTEXT_USAGE}
+  -h, --help                  this text
+  -V, --version               the version
+`;

@@ -1,0 +1,88 @@
+// The Config -> options mapping, in one place: each layer gets its own small options object
+// (environment policy, engine, spill, MCP server, guard policy, HTTP listener), never the Config.
+// Pure functions of the Config (and of what app/ already built), so each is testable alone.
+
+import type { EngineOptions } from '../exec/engine.js';
+import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
+import type { SpillOptions, SpillStore } from '../exec/spill.js';
+import { guardPolicy, type GuardPolicy } from '../net/guard.js';
+import { commandPolicy } from '../publisher/environment.js';
+import { instructionsFor } from '../server/instructions.js';
+import type { ServerOptions } from '../server/options.js';
+import type { SchemaLimits } from '../tools/schemas.js';
+import type { HttpOptions } from '../transport/http.js';
+import type { Config } from './config/defaults.js';
+import { VERSION } from './version.js';
+
+// Terminal size every command sees: wide enough that tools do not wrap tables and logs.
+export const TERMINAL_COLS = 200;
+export const TERMINAL_ROWS = 50;
+// An ended session whose exit nobody collected is forgotten after this long.
+export const UNREPORTED_RETENTION_MS = 3_600_000;
+
+export function spillOptions(config: Config): SpillOptions {
+  return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs };
+}
+
+// What every command's environment loses and gets: the HTTP token and the publisher's secrets
+// never reach a command; the write mode governs GitHub tokens.
+export function environmentPolicy(config: Config): EnvironmentPolicy {
+  return commandPolicy(config.writeMode, ['ZODEX_AUTH_TOKEN']);
+}
+
+export function engineOptions(
+  config: Config,
+  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void },
+): EngineOptions {
+  return {
+    ...built,
+    limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes, headBytes: config.headBytes, tailBytes: config.tailFileBytes },
+    maxSessions: config.maxSessions,
+    unreportedRetentionMs: UNREPORTED_RETENTION_MS,
+    cols: TERMINAL_COLS,
+    rows: TERMINAL_ROWS,
+    standby: true,
+  };
+}
+
+export function schemaLimits(config: Config): SchemaLimits {
+  return {
+    maxExecTimeoutMs: config.maxExecTimeoutMs,
+    maxYieldMs: config.maxYieldMs,
+    defaultWorkdir: config.defaultWorkdir,
+    inlineLimitBytes: config.inlineLimitBytes,
+    previewBytes: config.previewBytes,
+    headBytes: config.headBytes,
+    tailFileBytes: config.tailFileBytes,
+    spillCapBytes: config.spillCapBytes,
+  };
+}
+
+export function serverOptions(config: Config): ServerOptions {
+  return {
+    version: VERSION,
+    instructions: instructionsFor({ mode: config.mode, startDir: config.startDir, defaultWorkdir: config.defaultWorkdir }),
+    mode: config.mode,
+    annotations: config.annotations,
+    limits: schemaLimits(config),
+    context: config.context,
+  };
+}
+
+// The MCP listener's Host/Origin/token rules.
+export function mcpGuardPolicy(config: Config): GuardPolicy {
+  return guardPolicy(config.listen, config.allowHosts, config.authToken);
+}
+
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'hasRunningCommand' | 'log'>): HttpOptions {
+  return {
+    ...built,
+    listen: config.listen,
+    guard: mcpGuardPolicy(config),
+    maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    headersTimeoutMs: config.headersTimeoutMs,
+    idleMs: config.httpIdleMs,
+    maxConversations: config.maxConversations,
+  };
+}

@@ -1,0 +1,69 @@
+// Address rules shared by every listener (the MCP one, the Liveboard): which hosts are loopback,
+// HOST:PORT parsing with wildcard binds refused, --allow-host names, and which binds need a token.
+// Pure: a bad value throws AddressError naming the flag and the fix; callers turn it into theirs.
+
+import net from 'node:net';
+
+export interface ListenAddress {
+  host: string; // as given, without IPv6 brackets
+  port: number;
+}
+
+// A flag value that is not an address zodex can honour; the message names the flag and the fix.
+export class AddressError extends Error {
+  override name = 'AddressError';
+}
+
+const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '0:0:0:0:0:0:0:0', '*']);
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (net.isIPv4(bare)) return bare.startsWith('127.');
+  if (net.isIPv6(bare)) return bare === '::1' || bare === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(bare);
+  return false;
+}
+
+export function parseListen(value: string, flag = '--listen'): ListenAddress {
+  const match = /^(?:\[([^\]]*)\]|([^:[\]]*)):([0-9]+)$/.exec(value);
+  if (!match) {
+    throw new AddressError(`${flag} ${JSON.stringify(value)} is not HOST:PORT; write e.g. ${flag} 127.0.0.1:7391 (IPv6: [::1]:7391)`);
+  }
+  const host = (match[1] ?? match[2] ?? '').trim();
+  const port = Number(match[3]);
+  if (WILDCARD_HOSTS.has(host.toLowerCase())) {
+    throw new AddressError(
+      `${flag} ${value} is a wildcard bind, which zodexd refuses; name the interface clients reach you on, e.g. ${flag} 127.0.0.1:${port}`,
+    );
+  }
+  if (!Number.isInteger(port) || port > 65535) {
+    throw new AddressError(`${flag} ${value}: the port must be 0-65535 (0 picks a free one)`);
+  }
+  return { host, port };
+}
+
+// An --allow-host value: a lower-case host name without port or IPv6 brackets.
+export function parseAllowHost(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host === '' || /\s|\//.test(host)) {
+    throw new AddressError(`--allow-host ${JSON.stringify(value)} is not a hostname; write e.g. --allow-host host.docker.internal`);
+  }
+  const hasPort = host.startsWith('[') ? /\]:\d*$/.test(host) : /:/.test(host) && !net.isIPv6(host);
+  if (hasPort) {
+    const bare = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.slice(0, host.lastIndexOf(':'));
+    throw new AddressError(`--allow-host takes a hostname without a port; write --allow-host ${bare} (any port is accepted)`);
+  }
+  return host.replace(/^\[(.*)\]$/, '$1');
+}
+
+// The MCP listener on a non-loopback address needs a token, unless --insecure-no-auth says otherwise.
+export function mcpBindProblem(listen: ListenAddress, token: string | undefined, insecureNoAuth: boolean): string | undefined {
+  if (isLoopbackHost(listen.host) || token !== undefined || insecureNoAuth) return undefined;
+  return `--listen ${listen.host} is not a loopback address, so a token is required: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN (or, knowingly, --insecure-no-auth)`;
+}
+
+// A Liveboard on a non-loopback address needs a token (zodexd --liveboard, zodex liveboard --listen).
+export function liveboardBindProblem(listen: ListenAddress, token: string | undefined, flag: string): string | undefined {
+  if (isLoopbackHost(listen.host) || token !== undefined) return undefined;
+  return `${flag} ${listen.host} is not a loopback address, so the Liveboard needs a token: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN`;
+}

@@ -1,0 +1,31 @@
+// What every MCP server of one zodexd shares: the options app/ builds from the command line, and
+// the services (engine, store) each conversation acts through. server/ takes these, never the
+// argv Config, and knows no transport.
+
+import type { ContextOptions } from '../context/index.js';
+import type { ExecEngine } from '../exec/engine.js';
+import type { Store } from '../store/index.js';
+import type { SchemaLimits } from '../tools/schemas.js';
+
+export type Mode = 'local' | 'sprite';
+// seed: every tool read-only and not destructive; truthful: the tools that run commands or write
+// files say so, so clients that gate on annotations ask first.
+export type Annotations = 'seed' | 'truthful';
+
+export interface ServerOptions {
+  version: string;
+  instructions: string; // announced at initialize (instructionsFor builds it)
+  mode: Mode; // local: set_agent_alias and zodex_context
+  annotations: Annotations;
+  limits: SchemaLimits; // the tools' bounds and defaults, also named in their descriptions
+  context: ContextOptions; // what zodex_context holds (Local mode)
+}
+
+export interface ServerRuntime {
+  options: ServerOptions;
+  engine: ExecEngine;
+  // History, agents and sessions, shared by every zodexd of this user (observability only).
+  store: Store;
+  serverId: string;
+  log(message: string): void;
+}
