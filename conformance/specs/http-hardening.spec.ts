@@ -153,3 +153,17 @@ requirement('http.drain-503', async () => {
     expect(await server.exited).toBe(0);
   });
 });
+
+requirement('http.guard-bounded-quotes', async () => {
+  await withServer([], async (server) => {
+    const long = `${'a'.repeat(4_000)}.example`;
+    const host = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, host: long }, body: '{}' });
+    expect(host.status).toBe(403);
+    expect(host.body).toMatch(/^Forbidden: invalid Host header "a{200}"… and 3,808 more characters\./);
+    expect(host.body.length).toBeLessThan(1_000);
+    const origin = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, origin: `https://${long}` }, body: '{}' });
+    expect(origin.status).toBe(403);
+    expect(origin.body).toMatch(/^Forbidden: invalid Origin header "https:\/\/a{192}"… and 3,816 more characters\./);
+    expect(origin.body.length).toBeLessThan(1_000);
+  });
+});
