@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
 import { defaultContextOptions } from '../../src/context/index.js';
-import type { Runtime } from '../../src/server/runtime.js';
+import type { ServerRuntime } from '../../src/server/options.js';
 
 const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conversation-'));
 fs.writeFileSync(path.join(codexHome, 'AGENTS.md'), 'Always run the tests.\n');
@@ -25,12 +25,12 @@ export function fakeRuntime(mode: 'local' | 'sprite') {
     endAgent: (...args: unknown[]) => void calls.push({ method: 'endAgent', args }),
   };
   const runtime = {
-    config: { mode, context: defaultContextOptions(codexHome) },
+    options: { mode, context: defaultContextOptions(codexHome) },
     store,
     serverId: 'zserver',
     log: (line: string) => logged.push(line),
     engine: { closeOwner: (owner: string) => closedOwners.push(owner) },
-  } as unknown as Runtime;
+  } as unknown as ServerRuntime;
   const of = (method: string) => calls.filter((call) => call.method === method).map((call) => call.args);
   return { runtime, calls, of, logged, closedOwners };
 }
