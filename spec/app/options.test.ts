@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
 import { parseCli } from '../../src/app/config/parse.js';
-import { httpOptions, mcpGuardPolicy, schemaLimits, serverOptions, spillOptions } from '../../src/app/options.js';
+import { environmentPolicy, httpOptions, mcpGuardPolicy, schemaLimits, serverOptions, spillOptions } from '../../src/app/options.js';
 import { VERSION } from '../../src/app/version.js';
 
 const TOKEN = 't'.repeat(32);
@@ -47,5 +47,12 @@ describe('layer options', () => {
 
   it('gives the spill store its folder, cap and age', () => {
     expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000 });
+  });
+
+  it('keeps the HTTP token from every command, and GitHub tokens unless --write-mode direct', () => {
+    const governed = environmentPolicy(config(['--write-mode', 'publish-pr']));
+    expect(governed.remove).toEqual(expect.arrayContaining(['ZODEX_AUTH_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN']));
+    expect(environmentPolicy(config([])).remove).toContain('ZODEX_AUTH_TOKEN');
+    expect(environmentPolicy(config(['--write-mode', 'direct'])).remove).not.toContain('GITHUB_TOKEN');
   });
 });
