@@ -69,6 +69,27 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
+  it('read all output into one reused buffer: a read allocates nothing (issue 18: RSS growth)', async () => {
+    const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
+    pools.push(pool);
+    pool.fill();
+    const pty = await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', "head -c 4000000 /dev/zero | tr '\\0' x"], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const memory = new Set<ArrayBufferLike>();
+    let bytes = 0;
+    let reads = 0;
+    pty.onData((data) => {
+      memory.add(data.buffer);
+      bytes += data.length;
+      reads++;
+      expect(data.every((byte) => byte === 0x78)).toBe(true); // whole at the time of the call
+    });
+    await new Promise((resolve) => pty.onExit(resolve));
+    expect(bytes).toBe(4_000_000);
+    expect(reads).toBeGreaterThan(10);
+    expect(memory.size).toBe(1); // node's default reader allocates a new buffer per read
+    pty.dispose();
+  });
+
   it('answer undefined when none is ready, refill, and report a bad cwd as the command failing', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);

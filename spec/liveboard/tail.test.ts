@@ -95,6 +95,19 @@ describe('TailRing', () => {
     session.emit(snow.subarray(2));
     expect(seen).toEqual([{ text: '☃' }]);
   });
+
+  it('keeps its own copy of the output: sessions pass views of a read buffer that the next read reuses', () => {
+    const rings = new TailRings();
+    const session = new FakeSession('s5');
+    rings.track(session);
+    const readBuffer = Buffer.alloc(64);
+    readBuffer.write('first read\n');
+    session.emit(readBuffer.subarray(0, 11));
+    readBuffer.write('second one\n'); // the next read lands in the same memory
+    session.emit(readBuffer.subarray(0, 11));
+    readBuffer.fill('#');
+    expect(rings.get('s5')!.subscribe(() => {}).recent).toBe('first read\nsecond one\n');
+  });
 });
 
 describe('PendingTail', () => {

@@ -19,7 +19,7 @@ export interface PtyProcess {
   readonly pid: number; // zodex-spawn: session leader and process group id of the command
   readonly nonce: string; // names the command's end marker and its cgroup
   write(data: string): void;
-  onData(listener: (bytes: Buffer) => void): void;
+  onData(listener: (bytes: Buffer) => void): void; // bytes valid during the call only
   onExit(listener: (exit: PtyExit) => void): void;
   // Asks zodex-spawn to kill everything the command started (SIGUSR2); it then reports the exit.
   requestKill(): void;
@@ -29,7 +29,8 @@ export interface PtyProcess {
 }
 
 // A terminal with zodex-spawn on it, however it was started: by node-pty (nodepty.ts) or by the
-// zygote onto a terminal zodexd opened (zygote.ts). Data arrives as bytes; the exit is
+// zygote onto a terminal zodexd opened (zygote.ts). Data arrives as bytes, which may be a view
+// of a read buffer that the next read reuses: a listener copies what it keeps. The exit is
 // zodex-spawn's own.
 export interface HelperTerminal {
   readonly pid: number; // 0 until the process is known

@@ -139,7 +139,8 @@ export class Session {
     return this.endReported;
   }
 
-  // Clean output as it arrives, for live observers (Liveboard).
+  // Clean output as it arrives, for live observers (Liveboard). The bytes are valid during the
+  // call only (they may be a view of a reused read buffer): copy what you keep.
   onOutput(listener: (bytes: Uint8Array) => void): () => void {
     this.dataListeners.add(listener);
     return () => this.dataListeners.delete(listener);

@@ -13,10 +13,17 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import type net from 'node:net';
 import tty from 'node:tty';
 import { openTerminal } from './nodepty.js';
 import type { HelperTerminal } from './pty.js';
 import { HANG_UP, parseZygoteReport, zygoteRequest, type CommandSpec } from './wire.js';
+
+// Every terminal reads into this one buffer (net.Socket's `onread`): a read allocates nothing, so
+// 50 MB of output leaves no 50 MB of dead read buffers for the GC (and the allocator, which keeps
+// freed memory resident) to catch up with. Sharing is safe: a read's listener runs to its end
+// before the loop performs any other read. Listeners get a view valid during the call only.
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
 
@@ -26,6 +33,7 @@ export class ZygoteTerminal implements HelperTerminal {
   readonly started: Promise<number>;
   private reportStart: (pid: number) => void = () => {};
   private readonly reader: tty.ReadStream;
+  private dataListener: (data: Buffer) => void = () => {};
   private slave: number | undefined;
   private readonly queue: Buffer[] = [];
   private writing = false;
@@ -39,13 +47,19 @@ export class ZygoteTerminal implements HelperTerminal {
   ) {
     this.slave = slave;
     this.started = new Promise((resolve) => (this.reportStart = resolve));
-    this.reader = new tty.ReadStream(master);
+    const deliver = (length: number): boolean => {
+      this.dataListener(READ_BUFFER.subarray(0, length));
+      return true;
+    };
+    const options: net.SocketConstructorOpts & net.ConnectOpts = { onread: { buffer: READ_BUFFER, callback: deliver } };
+    this.reader = new tty.ReadStream(master, options); // paused until onData
     // EIO once the last process on the terminal is gone: the exit itself comes from the zygote.
     this.reader.on('error', () => {});
   }
 
   onData(listener: (data: Buffer) => void): void {
-    this.reader.on('data', listener);
+    this.dataListener = listener;
+    this.reader.resume();
   }
 
   onExit(listener: ExitListener): void {

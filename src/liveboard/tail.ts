@@ -5,6 +5,7 @@
 // Flow: engine start -> TailRings.track(session) -> session.onOutput -> TailRing.push -> readers.
 
 import { TextDecoder } from 'node:util';
+import { Ring } from '../exec/ring.js';
 import { firstCharBoundary } from '../exec/utf8.js';
 
 export const TAIL_MAX_BYTES = 16 * 1024; // a few screens: enough to see what a command is doing
@@ -34,26 +35,13 @@ interface Reader {
 }
 
 export class TailRing {
-  private chunks: Uint8Array[] = []; // the newest bytes; all but the first within TAIL_MAX_BYTES
-  private size = 0;
-  private cut = false; // older bytes were dropped: the first chunk may start inside a character
+  private readonly bytes = new Ring(TAIL_MAX_BYTES); // a copy: pushed bytes may be a reused read buffer
   private ended: TailEnd | undefined;
   private readonly readers = new Set<Reader>();
 
   push(bytes: Uint8Array): void {
     if (bytes.length === 0 || this.ended) return;
-    if (bytes.length >= TAIL_MAX_BYTES) {
-      this.chunks = [bytes.subarray(bytes.length - TAIL_MAX_BYTES)];
-      this.size = TAIL_MAX_BYTES;
-      this.cut = true;
-    } else {
-      this.chunks.push(bytes);
-      this.size += bytes.length;
-      while (this.size - this.chunks[0]!.length >= TAIL_MAX_BYTES) {
-        this.size -= this.chunks.shift()!.length;
-        this.cut = true;
-      }
-    }
+    this.bytes.push(bytes);
     for (const reader of this.readers) {
       const text = reader.decoder.decode(bytes, { stream: true });
       if (text !== '') reader.listener({ text });
@@ -71,11 +59,11 @@ export class TailRing {
     this.readers.clear();
   }
 
-  // The last TAIL_MAX_BYTES or so, starting on a character boundary.
+  // The last TAIL_MAX_BYTES or so, starting on a character boundary (older bytes were dropped
+  // when the ring does not hold the stream from its start).
   private recentBytes(): Uint8Array {
-    const all = Buffer.concat(this.chunks);
-    const tail = all.subarray(Math.max(0, all.length - TAIL_MAX_BYTES));
-    return this.cut || tail.length < all.length ? tail.subarray(firstCharBoundary(tail)) : tail;
+    const tail = this.bytes.read(this.bytes.from);
+    return this.bytes.from > 0 ? tail.subarray(firstCharBoundary(tail)) : tail;
   }
 
   // The recent output and how the session ended (if it did); until then, every new piece and
