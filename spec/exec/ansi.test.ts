@@ -18,11 +18,12 @@ function stripInChunks(bytes: Buffer, cuts: number[]): Buffer {
   const stripper = new AnsiStripper();
   const out: Uint8Array[] = [];
   let at = 0;
+  // a result is valid until the next push: copied, as every consumer copies what it keeps
   for (const cut of [...cuts.map((c) => c % (bytes.length + 1))].sort((a, b) => a - b)) {
-    out.push(stripper.push(bytes.subarray(at, cut)));
+    out.push(Buffer.from(stripper.push(bytes.subarray(at, cut))));
     at = cut;
   }
-  out.push(stripper.push(bytes.subarray(at)), stripper.end());
+  out.push(Buffer.from(stripper.push(bytes.subarray(at))), stripper.end());
   return Buffer.concat(out);
 }
 
@@ -69,6 +70,20 @@ describe('AnsiStripper', () => {
     ['multi-byte characters pass', `é${ESC}[0m中文🎉`, 'é中文🎉'],
   ])('%s', (_name, input, expected) => {
     expect(stripAnsi(input)).toBe(expected);
+  });
+
+  it('writes clean bytes into one buffer of its own, reused from push to push (no allocation per read)', () => {
+    const stripper = new AnsiStripper();
+    const first = stripper.push(Buffer.from(`${ESC}[31mred${ESC}[0m\n`));
+    const memory = first.buffer;
+    expect(Buffer.from(first).toString()).toBe('red\n');
+    for (let i = 0; i < 100; i++) {
+      const clean = stripper.push(Buffer.from(`${ESC}[1m${'x'.repeat(4000)}${ESC}[0m\r\n`));
+      expect(clean.buffer).toBe(memory);
+      expect(clean.length).toBe(4001);
+    }
+    const plain = Buffer.from('no escapes\n');
+    expect(stripper.push(plain)).toBe(plain); // nothing to strip: the chunk itself
   });
 
   it('keeps a CR held at a chunk boundary until it knows what follows', () => {

@@ -21,29 +21,33 @@ const enum State {
   CarriageReturn, // saw CR in ground: dropped if LF follows
 }
 
+// Clean bytes are written to one buffer per stripper, reused from push to push (no allocation
+// per read, which 50 MB of coloured output would turn into tens of MiB of garbage).
+const SCRATCH_BYTES = 64 * 1024;
+
 export class AnsiStripper {
   private state: State = State.Ground;
+  private scratch = new Uint8Array(0);
 
-  // Returns the clean bytes of this chunk. The result may share memory with `chunk`.
+  // Returns the clean bytes of this chunk: `chunk` itself or a view of the stripper's own buffer.
+  // Either is valid until the next push (and `chunk` only as long as its owner keeps it).
   push(chunk: Uint8Array): Uint8Array {
-    if (this.state === State.Ground && chunk.indexOf(ESC) === -1 && chunk.indexOf(CR) === -1) {
-      return chunk;
-    }
-    const out = new Uint8Array(chunk.length + 1); // +1: a CR held back from the previous chunk
+    const len = chunk.length;
+    let nextEsc = chunk.indexOf(ESC);
+    let nextCr = chunk.indexOf(CR);
+    if (this.state === State.Ground && nextEsc === -1 && nextCr === -1) return chunk;
+    if (this.scratch.length < len + 1) this.scratch = new Uint8Array(Math.max(len + 1, SCRATCH_BYTES));
+    const out = this.scratch; // len + 1: a CR held back from the previous chunk
     let n = 0;
     let i = 0;
-    const len = chunk.length;
     while (i < len) {
       const b = chunk[i]!;
       switch (this.state) {
         case State.Ground: {
-          // Copy the run up to the next ESC or CR in one go.
-          let end = i;
-          while (end < len) {
-            const c = chunk[end]!;
-            if (c === ESC || c === CR) break;
-            end++;
-          }
+          // Copy the run up to the next ESC or CR in one go (native searches, kept while ahead).
+          if (nextEsc !== -1 && nextEsc < i) nextEsc = chunk.indexOf(ESC, i);
+          if (nextCr !== -1 && nextCr < i) nextCr = chunk.indexOf(CR, i);
+          const end = Math.min(nextEsc === -1 ? len : nextEsc, nextCr === -1 ? len : nextCr);
           if (end > i) {
             out.set(chunk.subarray(i, end), n);
             n += end - i;
