@@ -136,7 +136,7 @@ export class OutputBuffer {
     if (kept >= at + bytes.length) return;
     const skip = Math.max(0, kept - at);
     this.tail ??= new Ring(this.limits.tailBytes, at + skip);
-    this.tail.push(bytes.subarray(skip));
+    this.tail.push(skip > 0 ? bytes.subarray(skip) : bytes);
   }
 
   // The next take delivers again from `offset` (a result's output_offset, or any byte offset;
