@@ -12,7 +12,7 @@ export interface TerminalExit {
 
 export interface Terminal {
   readonly pid: number; // the command's session leader and process group id
-  onData(listener: (bytes: Buffer) => void): void;
+  onData(listener: (bytes: Buffer) => void): void; // bytes valid during the call only: copy what you keep
   onExit(listener: (exit: TerminalExit) => void): void;
   write(data: string): void;
   // Asks for everything the command started to be killed; the exit is reported through onExit.
