@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy, renderPage, SCRIPT_FILES } from '../../src/liveboard/page.js';
+import { contentSecurityPolicy } from '../../src/net/browser.js';
+import { renderPage, SCRIPT_FILES } from '../../src/liveboard/page.js';
 
 const html = renderPage({ nonce: 'NONCE123', csrfToken: 'CSRF456' });
 

@@ -5,11 +5,14 @@
 import type { EngineOptions } from '../exec/engine.js';
 import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
 import type { SpillOptions, SpillStore } from '../exec/spill.js';
+import { isLoopbackHost } from '../net/address.js';
 import { guardPolicy, type GuardPolicy } from '../net/guard.js';
 import { commandPolicy } from '../publisher/environment.js';
 import { instructionsFor } from '../server/instructions.js';
 import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
+import type { OAuthOptions } from '../oauth/index.js';
+import type { OAuthStore } from '../store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
 import type { Config } from './config/defaults.js';
 import { VERSION } from './version.js';
@@ -74,7 +77,19 @@ export function mcpGuardPolicy(config: Config): GuardPolicy {
   return guardPolicy(config.listen, config.allowHosts, config.authToken);
 }
 
-export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'hasRunningCommand' | 'log'>): HttpOptions {
+// --oauth: the authorization server's options (the static token keeps working beside it).
+export function oauthOptions(config: Config, built: { store: OAuthStore; log: (message: string) => void }): OAuthOptions {
+  return {
+    ...built,
+    publicOrigin: config.oauth.publicOrigin,
+    staticToken: config.authToken,
+    accessTokenTtlMs: config.oauth.accessTokenTtlMs,
+    // http://127.0.0.1 client metadata documents: for local testing only, never behind a public URL.
+    allowLoopbackClientDocuments: config.oauth.publicOrigin === undefined && (config.listen.socketPath !== undefined || isLoopbackHost(config.listen.host)),
+  };
+}
+
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'hasRunningCommand' | 'log' | 'oauth'>): HttpOptions {
   return {
     ...built,
     listen: config.listen,

@@ -2,6 +2,8 @@
 // a conversation factory -> the stop signals. Usage errors print one line to stderr and exit 2,
 // with nothing on stdout; any other failure to start exits 1 and leaves nothing behind.
 
+import { createOAuth } from '../oauth/index.js';
+import { OAuthStore } from '../store/oauth.js';
 import { serveHttp } from '../transport/http.js';
 import { serveStdio } from '../transport/stdio.js';
 import type { Serving } from '../transport/serving.js';
@@ -11,7 +13,7 @@ import { parseCli } from './config/parse.js';
 import { USAGE } from './config/usage.js';
 import { conversationFactory } from './conversations.js';
 import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, stopStdio } from './lifecycle.js';
-import { httpOptions } from './options.js';
+import { httpOptions, oauthOptions } from './options.js';
 import { createRuntime, type Runtime } from './runtime.js';
 import { terminalHint } from './terminal-hint.js';
 import { VERSION } from './version.js';
@@ -27,7 +29,9 @@ async function serve(config: Config, runtime: Runtime): Promise<void> {
   const open = conversationFactory(runtime);
   if (config.transport === 'http') {
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
-    const serving = await serveHttp(httpOptions(config, { open, hasRunningCommand, log }));
+    // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
+    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
+    const serving = await serveHttp(httpOptions(config, { open, hasRunningCommand, log, oauth }));
     onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
     return;
   }

@@ -6,6 +6,7 @@
 
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { escapeHtml } from '../net/browser.js';
 
 const STYLE = String.raw`
 :root { color-scheme: light dark; --bg: #f6f7f9; --panel: #fff; --text: #1d2330; --muted: #667085; --line: #d9dde5;
@@ -83,30 +84,15 @@ export interface PageOptions {
   csrfToken: string;
 }
 
-export function contentSecurityPolicy(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    'img-src data:',
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 export function renderPage(options: PageOptions): string {
-  const nonce = escapeAttribute(options.nonce);
+  const nonce = escapeHtml(options.nonce);
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="zodex-csrf" content="${escapeAttribute(options.csrfToken)}">
+<meta name="zodex-csrf" content="${escapeHtml(options.csrfToken)}">
 <title>zodex Liveboard</title>
 <link rel="icon" href="data:,">
 <style nonce="${nonce}">${STYLE}</style>

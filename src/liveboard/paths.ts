@@ -6,10 +6,9 @@
 import { mkdirPrivate, mkdirpSync, privateFolderProblem } from '../fsutil.js';
 import path from 'node:path';
 import { ZodexError, type LiveboardErrorCode } from '../errors.js';
+import { MAX_SOCKET_PATH_BYTES } from '../net/unix-socket.js';
 
 export const CONTROL_FOLDER_NAME = 'run';
-// sun_path holds 108 bytes on Linux, 104 on macOS, the terminating NUL included.
-export const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
 // Server ids come from the store ('z' + 12 hex); anything else could walk out of the folder.
 const SERVER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 

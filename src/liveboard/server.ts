@@ -7,7 +7,6 @@
 // Flow per request: Host rule -> Origin rule (net/guard.ts) -> token (bearer or cookie) ->
 // route; POSTs also pass checkPost (own Origin, JSON, CSRF header). No CORS, ever.
 
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { liveboardBindProblem, type ListenAddress } from '../net/address.js';
 import { readJsonBody } from '../net/body.js';
@@ -15,9 +14,10 @@ import { checkHostAndOrigin, checkToken, type Verdict } from '../net/guard.js';
 import { listenOn } from '../net/listen.js';
 import { isAgentId, StoreError } from '../store/index.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
-import { authCookieHeader, boardPolicy, checkPost, newCsrfToken } from './guard.js';
+import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../net/browser.js';
+import { authCookieHeader, boardPolicy, checkPost } from './guard.js';
 import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
-import { contentSecurityPolicy, renderPage } from './page.js';
+import { renderPage } from './page.js';
 import { controlSocketPath } from './paths.js';
 import { controlCall, controlStream, MAX_INPUT_CHARS, type ControlReply } from './protocol.js';
 
@@ -41,15 +41,6 @@ export interface Liveboard {
   url: string; // http://HOST:PORT/ with the real port
   close(): Promise<void>;
 }
-
-const SECURITY_HEADERS = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
 
 function send(res: http.ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
@@ -169,7 +160,7 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
 
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (url.pathname === '/') {
-        const nonce = randomBytes(16).toString('base64');
+        const nonce = newNonce();
         return send(res, 200, 'text/html; charset=utf-8', renderPage({ nonce, csrfToken }), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
       }
       if (url.pathname === '/events' && req.method === 'GET') return events(res);

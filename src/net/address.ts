@@ -1,12 +1,16 @@
 // Address rules shared by every listener (the MCP one, the Liveboard): which hosts are loopback,
-// HOST:PORT parsing with wildcard binds refused, --allow-host names, and which binds need a token.
+// HOST:PORT parsing with wildcard binds refused, the MCP listener's unix:/PATH form, --allow-host
+// names, and which binds need a token.
 // Pure: a bad value throws AddressError naming the flag and the fix; callers turn it into theirs.
 
 import net from 'node:net';
+import path from 'node:path';
+import { socketPathProblem } from './unix-socket.js';
 
 export interface ListenAddress {
-  host: string; // as given, without IPv6 brackets
+  host: string; // as given, without IPv6 brackets ('localhost' for a Unix socket)
   port: number;
+  socketPath?: string; // --listen unix:/PATH: HTTP on this Unix socket, with the loopback Host rule
 }
 
 // A flag value that is not an address zodex can honour; the message names the flag and the fix.
@@ -42,6 +46,15 @@ export function parseListen(value: string, flag = '--listen'): ListenAddress {
   return { host, port };
 }
 
+// The MCP listener's --listen: HOST:PORT, or unix:/PATH for HTTP over a Unix socket.
+export function parseMcpListen(value: string): ListenAddress {
+  if (!value.startsWith('unix:')) return parseListen(value);
+  const socketPath = value.slice('unix:'.length);
+  const problem = socketPathProblem(socketPath);
+  if (problem) throw new AddressError(`--listen unix:${problem}`);
+  return { host: 'localhost', port: 0, socketPath: path.normalize(socketPath) };
+}
+
 // An --allow-host value: a lower-case host name without port or IPv6 brackets.
 export function parseAllowHost(value: string): string {
   const host = value.trim().toLowerCase();
@@ -56,10 +69,11 @@ export function parseAllowHost(value: string): string {
   return host.replace(/^\[(.*)\]$/, '$1');
 }
 
-// The MCP listener on a non-loopback address needs a token, unless --insecure-no-auth says otherwise.
-export function mcpBindProblem(listen: ListenAddress, token: string | undefined, insecureNoAuth: boolean): string | undefined {
-  if (isLoopbackHost(listen.host) || token !== undefined || insecureNoAuth) return undefined;
-  return `--listen ${listen.host} is not a loopback address, so a token is required: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN (or, knowingly, --insecure-no-auth)`;
+// The MCP listener on a non-loopback address needs a token (static or OAuth's), unless
+// --insecure-no-auth says otherwise.
+export function mcpBindProblem(listen: ListenAddress, token: string | undefined, insecureNoAuth: boolean, oauth = false): string | undefined {
+  if (isLoopbackHost(listen.host) || token !== undefined || insecureNoAuth || oauth) return undefined;
+  return `--listen ${listen.host} is not a loopback address, so a token is required: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN, or use --oauth (or, knowingly, --insecure-no-auth)`;
 }
 
 // A Liveboard on a non-loopback address needs a token (zodexd --liveboard, zodex liveboard --listen).

@@ -4,6 +4,7 @@
 
 import type { Database } from 'better-sqlite3';
 import { StoreError } from './errors.js';
+import { OAUTH_TABLES_SQL } from './oauth-schema.js';
 
 export interface Migration {
   version: number; // 1, 2, … in order, no gaps
@@ -119,6 +120,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ${changeTrigger('operator_actions', 'operator_action', 'INSERT')}
       ${changeTrigger('publications', 'publication', 'INSERT')}
     `,
+  },
+  {
+    version: 3,
+    name: 'OAuth clients, grants, token hashes, pairing codes',
+    sql: OAUTH_TABLES_SQL,
   },
 ];
 

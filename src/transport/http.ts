@@ -1,11 +1,13 @@
 // MCP over streamable HTTP at http://HOST:PORT/mcp, on the SDK's server transport.
-// Flow per request: Host rule -> Origin rule -> path (/mcp or 404) -> bearer token -> drain (503)
+// Flow per request: Host rule -> Origin rule -> OAuth's own paths (with --oauth: oauth/index.ts)
+// -> path (/mcp or 404) -> bearer token (the static one, or OAuth's check) -> drain (503)
 // -> body (our own size limit and deadline, 413/408) -> the conversation (Mcp-Session-Id), or a
 // new one for an initialize request (capped: conversations.ts). A POST whose connection drops
 // is cancelled like notifications/cancelled. On shutdown (app/ decides when): drain() answers
 // newcomers 503 and waits for calls in flight; close() then ends every conversation and the listener.
 
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +15,7 @@ import type { ListenAddress } from '../net/address.js';
 import { readJsonBody } from '../net/body.js';
 import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
 import { listenOn, type BoundAddress } from '../net/listen.js';
+import type { OAuth } from '../oauth/index.js';
 import { cancelOnDrop } from './cancel.js';
 import { ConversationTable, type Conversation } from './conversations.js';
 import type { ConversationFactory, Serving } from './serving.js';
@@ -39,6 +42,9 @@ export interface HttpOptions {
   headersTimeoutMs: number; // --headers-timeout-ms
   idleMs: number; // --http-idle-ms: an unused session is closed after this long
   maxConversations: number; // --max-conversations
+  // --oauth: the authorization server's paths and the bearer check (which also takes the static
+  // token); closed with the listener.
+  oauth?: OAuth;
   open: ConversationFactory;
   // Whether the conversation with this id still owns a running command (then it is never evicted).
   hasRunningCommand: (id: string) => boolean;
@@ -47,13 +53,13 @@ export interface HttpOptions {
 
 export interface HttpServing extends Serving {
   address: BoundAddress; // what was really bound (port 0 picks one)
-  url: string; // http://HOST:PORT/mcp
+  url: string; // http://HOST:PORT/mcp (http://localhost/mcp over a Unix socket)
   // From now on newcomers get 503; resolves once no call is in flight, or after ms.
   drain(reason: string, ms: number): Promise<void>;
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
-  const { log, guard: policy } = options;
+  const { log, guard: policy, oauth } = options;
   const conversations = new ConversationTable(options.maxConversations, options.hasRunningCommand, log);
   let draining = false;
   let inFlight = 0;
@@ -91,13 +97,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const place = checkHostAndOrigin(req.headers, policy);
     if (!place.ok) return refuse(res, place);
+    if (oauth && (await oauth.handle(req, res))) return;
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`Not Found: zodexd serves MCP at ${MCP_PATH} only.\n`);
       return;
     }
-    const auth = checkToken({ authorization: req.headers.authorization }, policy);
+    const auth = oauth ? oauth.authenticate(req) : checkToken({ authorization: req.headers.authorization }, policy);
     if (!auth.ok) return refuse(res, auth);
     if (draining) {
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': RETRY_AFTER_S });
@@ -173,10 +180,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const address = await listenOn(server, options.listen);
   if (!policy.loopbackBind) {
     log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
-    if (!policy.token) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
+    if (!policy.token && !oauth) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
   }
-  const url = `http://${address.host}:${address.port}${MCP_PATH}`;
-  log(`serving over http on ${url}`);
+  const url = address.socketPath ? `http://localhost${MCP_PATH}` : `http://${address.host}:${address.port}${MCP_PATH}`;
+  log(address.socketPath ? `serving over http on unix:${address.socketPath} (path ${MCP_PATH}; Host and Origin rules as on loopback)` : `serving over http on ${url}`);
+  if (oauth) log('oauth: authorization server on; each new client needs the operator\'s approval with a pairing code');
 
   const idleTimer = setInterval(() => conversations.sweep(options.idleMs), Math.min(IDLE_SWEEP_MS, options.idleMs));
   idleTimer.unref();
@@ -209,8 +217,10 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         // Calls whose commands were killed under them answer "killed": give them a moment.
         await settled(1_000);
         await Promise.all(conversations.values().map((conversation) => conversation.close()));
+        oauth?.close();
         server.close();
         server.closeAllConnections();
+        if (address.socketPath) fs.rmSync(address.socketPath, { force: true });
       })();
       return closing;
     },

@@ -5,6 +5,7 @@ import type { ContextOptions } from '../../context/index.js';
 import type { ListenAddress } from '../../net/address.js';
 import type { WriteMode } from '../../publisher/config.js';
 import type { Annotations, Mode } from '../../server/options.js';
+import type { OAuthConfig } from './oauth.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:7391';
 export const DEFAULT_MAX_EXEC_TIMEOUT_MS = 7_200_000; // 2 h, the seed's example
@@ -58,6 +59,8 @@ export interface Config {
   writeMode: WriteMode | undefined;
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.
   liveboard: ListenAddress | undefined;
+  // --oauth, --public-url, --oauth-token-ttl-ms (oauth.ts).
+  oauth: OAuthConfig;
   // Notes for stderr at start (e.g. an environment variable that was ignored).
   notices: string[];
 }

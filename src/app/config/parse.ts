@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
 import { defaultSpillParent } from '../../exec/spill.js';
-import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen } from '../../net/address.js';
+import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen } from '../../net/address.js';
 import { WRITE_MODES } from '../../publisher/config.js';
 import {
   DEFAULT_BODY_TIMEOUT_MS,
@@ -30,6 +30,7 @@ import {
   type Config,
 } from './defaults.js';
 import { setting, UsageError } from './errors.js';
+import { OAUTH_FLAG_OPTIONS, oauthConfigFrom } from './oauth.js';
 import { loadToken, resolveStateDir } from './sources.js';
 
 const options = {
@@ -63,6 +64,7 @@ const options = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
   ...CONTEXT_FLAG_OPTIONS,
+  ...OAUTH_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options'];
 
 export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
@@ -127,10 +129,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     }
   }
 
-  const listen = setting(() => parseListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN : undefined) ?? DEFAULT_LISTEN));
+  const oauth = oauthConfigFrom(flags, transport);
+  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN : undefined) ?? DEFAULT_LISTEN));
   const allowHostValues =
     flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
-  const allowHosts = [...new Set(allowHostValues.map((value) => setting(() => parseAllowHost(value))))];
+  // The public host of --public-url is where clients address this server: the Host rule admits it.
+  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
   if (transport === 'http' && allowHosts.length > 0 && !isLoopbackHost(listen.host)) {
     notices.push(`--allow-host has no effect on a non-loopback --listen ${listen.host}: no Host rule applies there`);
   }
@@ -147,7 +151,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   const authToken = loadToken(flags['auth-token-file'], env);
   const insecureNoAuth = flags['insecure-no-auth'] ?? false;
-  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth) : undefined;
+  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled) : undefined;
   if (bindProblem) throw new UsageError(bindProblem);
 
   const liveboard = flags.liveboard === undefined ? undefined : setting(() => parseListen(flags.liveboard!, '--liveboard'));
@@ -194,6 +198,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     context,
     writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
     liveboard,
+    oauth,
     notices,
   };
   return { kind: 'run', config };

@@ -1,6 +1,7 @@
 // zodexd --help: every flag, its environment variable and its default (from defaults.ts).
 
 import { CONTEXT_USAGE } from '../../context/index.js';
+import { OAUTH_USAGE } from './oauth.js';
 import * as defaults from './defaults.js';
 
 export const USAGE = `Usage: zodexd [options]
@@ -57,6 +58,7 @@ State and GitHub:
                               GITHUB_TOKEN/GH_TOKEN, so pushes go through zodex-agent and the
                               publisher daemon (default: not governed)       [env ZODEX_WRITE_MODE]
 
+${OAUTH_USAGE}
 ${CONTEXT_USAGE}
   -h, --help                  this text
   -V, --version               the version

@@ -1,0 +1,73 @@
+// An HTTP (or any) server on a Unix socket that only this user can reach: the folder is made
+// 0700 when missing and refused when others can write it, a leftover socket is removed only
+// when nothing accepts on it, and the socket is born 0600 (umask around the synchronous bind).
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { mkdirpSync, privateFolderProblem } from '../fsutil.js';
+
+// sun_path holds 108 bytes on Linux, 104 on macOS, the terminating NUL included.
+export const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
+
+export class SocketPathError extends Error {
+  override name = 'SocketPathError';
+}
+
+// Why `socketPath` cannot carry a socket, or undefined (checked at start, before anything runs).
+export function socketPathProblem(socketPath: string): string | undefined {
+  if (!path.isAbsolute(socketPath)) return `${JSON.stringify(socketPath)} is not an absolute path; write e.g. unix:/run/user/1000/zodex/mcp.sock`;
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) return `${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the limit of a unix socket address; pick a shorter path`;
+  return undefined;
+}
+
+// Makes the folder (0700) when missing; refuses one that is a symlink, foreign or writable by others.
+export function preparePrivateFolder(socketPath: string): void {
+  const folder = path.dirname(socketPath);
+  if (!fs.existsSync(folder)) mkdirpSync(folder, 0o700);
+  const problem = privateFolderProblem(folder, false, 'the socket');
+  if (problem) throw new SocketPathError(`the socket folder ${folder} ${problem}`);
+}
+
+function accepts(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(socketPath);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+// A socket nobody accepts on is a leftover (a crash): removed. Anything else at the path is refused.
+export async function clearStaleSocket(socketPath: string): Promise<void> {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (!stat.isSocket()) throw new SocketPathError(`${socketPath} exists and is not a socket; remove it or pick another path`);
+  if (await accepts(socketPath)) throw new SocketPathError(`another process is listening on ${socketPath}; stop it first or pick another path`);
+  fs.unlinkSync(socketPath);
+}
+
+export async function listenPrivately(server: net.Server, socketPath: string): Promise<void> {
+  preparePrivateFolder(socketPath);
+  await clearStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const previous = process.umask(0o177); // bind() runs synchronously inside listen(): born 0600
+    try {
+      server.listen(socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    } finally {
+      process.umask(previous);
+    }
+  });
+  fs.chmodSync(socketPath, 0o600);
+  server.once('close', () => fs.rmSync(socketPath, { force: true }));
+}

@@ -1,0 +1,168 @@
+// Who a client is: one registered here (RFC 7591, the fallback; client_id 'zc_…') or one whose
+// client_id is the https URL of its metadata document (fetched at every authorization request,
+// draft-ietf-oauth-client-id-metadata-document). Both give a name and the exact redirect URIs the
+// authorization endpoint will send a code to. http://127.0.0.1 / localhost document URLs are
+// accepted only when allowLoopbackDocuments is set (zodexd: loopback listener, no --public-url).
+
+import net from 'node:net';
+import type { OAuthClient, OAuthStore } from '../store/oauth.js';
+import { clientIdFor } from './secrets.js';
+
+export const MAX_REDIRECT_URIS = 10;
+export const MAX_URI_CHARS = 2_000;
+export const MAX_CLIENT_NAME_CHARS = 200;
+export const MAX_REGISTERED_CLIENTS = 1_000;
+export const METADATA_FETCH_TIMEOUT_MS = 5_000;
+export const METADATA_MAX_BYTES = 64 * 1024;
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
+
+export class ClientError extends Error {
+  constructor(
+    readonly error: string, // the OAuth error code: invalid_client, invalid_redirect_uri, invalid_client_metadata
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const shown = (value: string) => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);
+const bare = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+export const isLoopbackName = (hostname: string) => ['localhost', '127.0.0.1', '::1'].includes(bare(hostname)) || /^127\./.test(bare(hostname));
+
+// Why `uri` cannot be a redirect URI: https anywhere, http only to loopback (RFC 8252 §7.3), or a
+// private-use scheme of a native app (e.g. cursor://…); never a fragment or a script scheme.
+export function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri.length > MAX_URI_CHARS) return `a redirect URI must be a string of at most ${MAX_URI_CHARS} characters`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `redirect URI ${shown(uri)} is not an absolute URL`;
+  }
+  if (url.hash !== '' || uri.includes('#')) return `redirect URI ${shown(uri)} has a fragment, which OAuth forbids`;
+  if (UNSAFE_SCHEMES.has(url.protocol)) return `redirect URI ${shown(uri)} uses the ${url.protocol} scheme, which cannot receive a code safely`;
+  if (url.protocol === 'http:' && !isLoopbackName(url.hostname)) return `redirect URI ${shown(uri)} is plain http to a host that is not loopback; use https`;
+  return undefined;
+}
+
+// Exact match, except that a loopback http redirect may name any port (RFC 8252 §7.3).
+export function redirectMatches(registered: string, given: string): boolean {
+  if (registered === given) return true;
+  try {
+    const a = new URL(registered);
+    const b = new URL(given);
+    return a.protocol === 'http:' && b.protocol === 'http:' && isLoopbackName(a.hostname) && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
+  } catch {
+    return false;
+  }
+}
+
+function metadataFields(doc: Record<string, unknown>, fallbackName: string): { clientName: string; redirectUris: string[] } {
+  const uris = doc.redirect_uris;
+  if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
+    throw new ClientError('invalid_redirect_uri', `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} URIs`);
+  }
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new ClientError('invalid_redirect_uri', problem);
+  }
+  const name = doc.client_name;
+  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_CLIENT_NAME_CHARS)) {
+    throw new ClientError('invalid_client_metadata', `client_name must be a string of at most ${MAX_CLIENT_NAME_CHARS} characters`);
+  }
+  return { clientName: typeof name === 'string' && name.trim() !== '' ? name.trim() : fallbackName, redirectUris: uris as string[] };
+}
+
+// RFC 7591 §2-3: validates the request body and registers a public client (no secret).
+export function registerClient(store: OAuthStore, body: unknown, now: number): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ClientError('invalid_client_metadata', 'send the client metadata as a JSON object');
+  const doc = body as Record<string, unknown>;
+  const { clientName, redirectUris } = metadataFields(doc, 'unnamed client');
+  const grantTypes = doc.grant_types ?? ['authorization_code'];
+  if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code') || grantTypes.some((type) => type !== 'authorization_code' && type !== 'refresh_token')) {
+    throw new ClientError('invalid_client_metadata', 'grant_types must include authorization_code and may add refresh_token; nothing else is offered');
+  }
+  const responseTypes = doc.response_types ?? ['code'];
+  if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code')) throw new ClientError('invalid_client_metadata', 'response_types may only be ["code"]');
+  store.pruneClients(now - 24 * 3_600_000);
+  if (store.countClients('registered') >= MAX_REGISTERED_CLIENTS) {
+    throw new ClientError('invalid_client_metadata', `${MAX_REGISTERED_CLIENTS} clients are registered already; revoke unused ones (zodex oauth clients, zodex oauth revoke)`);
+  }
+  const client: OAuthClient = { clientId: clientIdFor(), kind: 'registered', clientName, redirectUris, createdAt: now };
+  store.saveClient(client);
+  return {
+    client_id: client.clientId,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_name: clientName,
+    redirect_uris: redirectUris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none', // public clients only: PKCE, no secret
+  };
+}
+
+// A client_id that names a metadata document, checked before anything is fetched.
+function documentUrl(clientId: string, allowLoopbackDocuments: boolean): URL | undefined {
+  if (!/^https?:\/\//i.test(clientId)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(clientId);
+  } catch {
+    throw new ClientError('invalid_client', `client_id ${shown(clientId)} is not a valid URL`);
+  }
+  const loopback = isLoopbackName(url.hostname);
+  if (url.protocol === 'http:' && !(loopback && allowLoopbackDocuments)) {
+    throw new ClientError('invalid_client', `client_id ${shown(clientId)}: a client ID metadata document must be served over https`);
+  }
+  if (url.protocol === 'https:' && (loopback || net.isIP(bare(url.hostname)) !== 0)) {
+    throw new ClientError('invalid_client', `client_id ${shown(clientId)}: zodexd does not fetch client metadata from IP addresses or loopback over https`);
+  }
+  if (url.pathname === '/' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ClientError('invalid_client', `client_id ${shown(clientId)} must be a URL with a path, without fragment or credentials`);
+  }
+  return url;
+}
+
+async function fetchDocument(url: URL, fetcher: typeof fetch): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    const response = await fetcher(url, { redirect: 'error', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(METADATA_FETCH_TIMEOUT_MS) });
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
+    const body = await response.arrayBuffer();
+    if (body.byteLength > METADATA_MAX_BYTES) throw new Error(`larger than ${METADATA_MAX_BYTES} bytes`);
+    text = Buffer.from(body).toString('utf8');
+  } catch (error) {
+    throw new ClientError('invalid_client', `the client metadata document ${url.href.slice(0, 200)} could not be fetched (${(error as Error).message.slice(0, 200)})`);
+  }
+  try {
+    const doc = JSON.parse(text) as unknown;
+    if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) return doc as Record<string, unknown>;
+  } catch {
+    // below
+  }
+  throw new ClientError('invalid_client', `the client metadata document ${url.href.slice(0, 200)} is not a JSON object`);
+}
+
+export interface ClientLookup {
+  store: OAuthStore;
+  allowLoopbackDocuments: boolean;
+  fetch: typeof fetch;
+  now: () => number;
+}
+
+// The client a client_id names, or a ClientError saying why there is none.
+export async function resolveClient(clientId: string, lookup: ClientLookup): Promise<OAuthClient> {
+  const url = documentUrl(clientId, lookup.allowLoopbackDocuments);
+  if (url === undefined) {
+    const client = lookup.store.client(clientId);
+    if (!client || client.kind !== 'registered') throw new ClientError('invalid_client', `client_id ${shown(clientId)} is not registered here; register at /oauth/register or use a client ID metadata document URL`);
+    return client;
+  }
+  const doc = await fetchDocument(url, lookup.fetch);
+  if (doc.client_id !== clientId) {
+    throw new ClientError('invalid_client', `the metadata document at ${shown(clientId)} names client_id ${shown(String(doc.client_id))}; it must be exactly its own URL`);
+  }
+  const client: OAuthClient = { clientId, kind: 'metadata', ...metadataFields(doc, url.host), createdAt: lookup.now() };
+  lookup.store.saveClient(client);
+  return client;
+}

@@ -1,0 +1,176 @@
+// zodexd's built-in OAuth 2.1 authorization server and the bearer rule of its MCP endpoint (only
+// with --oauth). handle() answers the OAuth paths: RFC 9728 resource metadata (root and /mcp
+// forms), RFC 8414 server metadata, authorize + the operator's decision, token, RFC 7591
+// register; authenticate() checks an MCP request's bearer token. Transport calls both, after its
+// Host/Origin rules and before its 404.
+
+import type http from 'node:http';
+import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../net/browser.js';
+import { readBodyText } from '../net/body-text.js';
+import type { OAuthStore } from '../store/oauth.js';
+import { authorize, decide } from './authorize.js';
+import { BearerCheck, type BearerVerdict } from './bearer.js';
+import { ClientError, registerClient } from './clients.js';
+import type { OAuthContext } from './context.js';
+import { APPROVAL_CSRF_HEADER, renderApprovalPage, renderErrorPage } from './page.js';
+import { tokenRequest } from './token.js';
+import { authorizationServerMetadata, baseOf, endpoints, PATHS, protectedResourceMetadata, type Endpoints } from './urls.js';
+
+export { PATHS } from './urls.js';
+export type { BearerVerdict } from './bearer.js';
+
+const MAX_BODY_BYTES = 64 * 1024;
+const BODY_TIMEOUT_MS = 10_000;
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+export interface OAuthOptions {
+  store: OAuthStore; // owned from now on: close() closes it
+  publicOrigin: string | undefined; // --public-url's origin
+  staticToken: string | undefined; // keeps working beside OAuth
+  accessTokenTtlMs: number;
+  allowLoopbackClientDocuments: boolean;
+  log: (message: string) => void;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export interface OAuth {
+  handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
+  authenticate(req: http.IncomingMessage): BearerVerdict;
+  close(): void;
+}
+
+function send(res: http.ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, Pragma: 'no-cache', 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
+  res.end(res.req?.method === 'HEAD' ? undefined : body);
+}
+
+const sendJson = (res: http.ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) => sendJson(res, status, { error, error_description: description });
+
+function sendHtml(res: http.ServerResponse, status: number, render: (nonce: string) => string): void {
+  const nonce = newNonce();
+  send(res, status, 'text/html; charset=utf-8', render(nonce), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
+}
+
+export function createOAuth(options: OAuthOptions): OAuth {
+  const now = options.now ?? Date.now;
+  const context: OAuthContext = {
+    store: options.store,
+    clients: { store: options.store, allowLoopbackDocuments: options.allowLoopbackClientDocuments, fetch: options.fetch ?? fetch, now },
+    now,
+    log: options.log,
+    accessTokenTtlMs: options.accessTokenTtlMs,
+    pending: new Map(),
+    codes: new Map(),
+  };
+  const bearer = new BearerCheck(options.store, options.staticToken, now, options.log);
+  const pruner = setInterval(() => {
+    try {
+      options.store.prune(now());
+    } catch (error) {
+      options.log(`oauth: pruning expired tokens failed: ${(error as Error).message}`);
+    }
+  }, PRUNE_EVERY_MS);
+  pruner.unref();
+  const at = (req: http.IncomingMessage): Endpoints | undefined => {
+    const base = baseOf(req.headers.host, options.publicOrigin);
+    return base === undefined ? undefined : endpoints(base);
+  };
+
+  const routes: Record<string, { method: 'GET' | 'POST'; run: (req: http.IncomingMessage, res: http.ServerResponse, where: Endpoints, url: URL) => Promise<void> | void }> = {
+    [PATHS.resourceMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, protectedResourceMetadata(where)) },
+    [PATHS.resourceMetadataForMcp]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, protectedResourceMetadata(where)) },
+    [PATHS.serverMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, authorizationServerMetadata(where)) },
+    [PATHS.authorize]: {
+      method: 'GET',
+      run: async (_req, res, where, url) => {
+        const outcome = await authorize(url.searchParams, where, context);
+        if (outcome.kind === 'redirect') return send(res, 302, 'text/plain; charset=utf-8', 'Found\n', { Location: outcome.location });
+        if (outcome.kind === 'error-page') return sendHtml(res, outcome.status, (nonce) => renderErrorPage(outcome.message, nonce));
+        sendHtml(res, 200, (nonce) => renderApprovalPage(outcome.request, nonce));
+      },
+    },
+    [PATHS.decision]: {
+      method: 'POST',
+      run: async (req, res, where, url) => {
+        const request = context.pending.get(url.searchParams.get('request') ?? '');
+        if (!request || request.expiresAt <= now()) return sendJson(res, 404, { error: 'this authorization request is unknown or expired; start again from the client' });
+        const verdict = checkPagePost(req.headers, where.base, { header: APPROVAL_CSRF_HEADER, token: request.csrf, page: 'approval' });
+        if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.body.trim() });
+        const body = await readJson(req);
+        if (!body.ok) return sendJson(res, body.status, { error: body.message });
+        const outcome = decide(request, body.value, context);
+        sendJson(res, outcome.status, outcome.body);
+      },
+    },
+    [PATHS.token]: {
+      method: 'POST',
+      run: async (req, res, where) => {
+        const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (type !== 'application/x-www-form-urlencoded') return oauthError(res, 400, 'invalid_request', 'send the token request as application/x-www-form-urlencoded');
+        const body = await readBodyText(req, MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+        if (!body.ok) return oauthError(res, body.status, 'invalid_request', body.message);
+        const answer = tokenRequest(new URLSearchParams(body.text), where, context);
+        sendJson(res, answer.status, answer.body);
+      },
+    },
+    [PATHS.register]: {
+      method: 'POST',
+      run: async (req, res) => {
+        const body = await readJson(req);
+        if (!body.ok) return oauthError(res, body.status === 413 ? 413 : 400, 'invalid_client_metadata', body.message);
+        try {
+          sendJson(res, 201, registerClient(options.store, body.value, now()));
+        } catch (error) {
+          if (!(error instanceof ClientError)) throw error;
+          oauthError(res, 400, error.error, error.message);
+        }
+      },
+    },
+  };
+
+  return {
+    async handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://zodex.invalid');
+      const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
+      if (!route) return false;
+      if (req.method !== route.method && !(route.method === 'GET' && req.method === 'HEAD')) {
+        send(res, 405, 'text/plain; charset=utf-8', `Method Not Allowed: use ${route.method}\n`, { Allow: route.method });
+        return true;
+      }
+      const where = at(req);
+      if (!where) {
+        send(res, 400, 'text/plain; charset=utf-8', 'Bad Request: no usable Host header\n');
+        return true;
+      }
+      await route.run(req, res, where, url);
+      return true;
+    },
+    authenticate(req) {
+      const where = at(req);
+      if (!where) return { ok: false, status: 400, body: 'Bad Request: no usable Host header\n', headers: {} };
+      return bearer.check(req.headers.authorization, where);
+    },
+    close() {
+      clearInterval(pruner);
+      context.pending.clear();
+      context.codes.clear();
+      options.store.close();
+    },
+  };
+}
+
+async function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; status: number; message: string }> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') return { ok: false, status: 415, message: 'send Content-Type: application/json' };
+  const body = await readBodyText(req, MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+  if (!body.ok) return body;
+  try {
+    const value = JSON.parse(body.text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+  } catch {
+    // below
+  }
+  return { ok: false, status: 400, message: 'the body is not a JSON object' };
+}

@@ -1,0 +1,39 @@
+// The OAuth tables (migration 3): clients (registered or described by a metadata document),
+// grants the operator approved, and the hashes of the tokens and pairing codes issued for them.
+// A token or pairing code itself is never stored: only its SHA-256, so a copy of the file grants nothing.
+
+export const OAUTH_TABLES_SQL = `
+  CREATE TABLE oauth_clients (
+    client_id     TEXT PRIMARY KEY,          -- issued by /oauth/register, or a metadata document URL
+    kind          TEXT NOT NULL,             -- 'registered' | 'metadata'
+    client_name   TEXT NOT NULL,
+    redirect_uris TEXT NOT NULL,             -- JSON array of strings
+    created_at    INTEGER NOT NULL
+  );
+  CREATE TABLE oauth_grants (
+    id           TEXT PRIMARY KEY,           -- 'zg_' + random, shown by zodex oauth clients
+    client_id    TEXT NOT NULL,
+    client_name  TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    resource     TEXT NOT NULL,              -- the MCP URL the tokens are bound to (RFC 8707)
+    scope        TEXT NOT NULL,
+    created_at   INTEGER NOT NULL,
+    used_at      INTEGER,
+    revoked_at   INTEGER,
+    revoked_why  TEXT
+  );
+  CREATE TABLE oauth_tokens (
+    hash       TEXT PRIMARY KEY,             -- SHA-256 (hex) of the token
+    grant_id   TEXT NOT NULL,
+    kind       TEXT NOT NULL,                -- 'access' | 'refresh'
+    expires_at INTEGER NOT NULL,
+    rotated_at INTEGER                       -- a refresh token already exchanged for a new pair
+  );
+  CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id);
+  CREATE TABLE oauth_pairing_codes (
+    hash       TEXT PRIMARY KEY,             -- SHA-256 (hex) of the code
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at    INTEGER
+  );
+`;
