@@ -9,13 +9,13 @@ export interface RawResponse {
   body: string;
 }
 
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawResponse> {
+// `socketPath`: send it over that Unix socket instead (the URL still gives path and Host).
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; socketPath?: string } = {}): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        host: target.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: target.port,
+        ...(options.socketPath ? { socketPath: options.socketPath } : { host: target.hostname.replace(/^\[(.*)\]$/, '$1'), port: target.port }),
         path: target.pathname + target.search,
         method: options.method ?? 'GET',
         headers: options.headers,

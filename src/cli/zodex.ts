@@ -19,6 +19,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   agents: { summary: 'agents (MCP conversations) and their aliases', load: () => import('./commands/agents.js') },
   publisher: { summary: 'the GitHub publisher daemon: holds the write token, serves zodex-agent', load: () => import('./commands/publisher.js') },
   liveboard: { summary: 'the operator web page: agents, timelines, live sessions (input, kill)', load: () => import('./commands/liveboard.js') },
+  oauth: { summary: 'zodexd --oauth: pairing codes, approved clients (grants), revoking them', load: () => import('./commands/oauth.js') },
 };
 
 export function usage(): string {

@@ -11,13 +11,22 @@ import type { OAuthStore } from '../store/oauth.js';
 import { authorize, decide } from './authorize.js';
 import { BearerCheck, type BearerVerdict } from './bearer.js';
 import { ClientError, registerClient } from './clients.js';
-import type { OAuthContext } from './context.js';
+import { PENDING_TTL_MS, type OAuthContext } from './context.js';
+import { hashSecret, newPairingCode, normalizePairingCode } from './secrets.js';
 import { APPROVAL_CSRF_HEADER, renderApprovalPage, renderErrorPage } from './page.js';
 import { tokenRequest } from './token.js';
 import { authorizationServerMetadata, baseOf, endpoints, PATHS, protectedResourceMetadata, type Endpoints } from './urls.js';
 
 export { PATHS } from './urls.js';
 export type { BearerVerdict } from './bearer.js';
+export { PENDING_TTL_MS as PAIRING_CODE_TTL_MS } from './context.js';
+
+// `zodex oauth pair`: a code any waiting authorization request accepts once, for ten minutes.
+export function issuePairingCode(store: OAuthStore, now: number): string {
+  const code = newPairingCode();
+  store.addPairingCode(hashSecret(normalizePairingCode(code)), now, now + PENDING_TTL_MS);
+  return code;
+}
 
 const MAX_BODY_BYTES = 64 * 1024;
 const BODY_TIMEOUT_MS = 10_000;

@@ -1,0 +1,363 @@
+// Issue 16: zodexd --oauth seen from a scripted OAuth client. Discovery, the static token beside
+// OAuth, and every negative case (wrong redirect, PKCE mismatch, replayed code, expired, revoked
+// and foreign tokens, never-approved clients, CSRF on the decision) without a browser; the
+// browser project drives the same server with the SDK's OAuth client and Chromium.
+
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect, requirement } from '../harness/fixtures.js';
+import {
+  approvedCode,
+  authorizationParams,
+  decide,
+  grantTokens,
+  json,
+  mcpStatus,
+  openAuthorization,
+  pkce,
+  REDIRECT,
+  register,
+  scratchDir,
+  startOAuthServer,
+  tokenRequest,
+  type OAuthServer,
+} from '../harness/oauth.js';
+import { INITIALIZE, MCP_HEADERS, rawRequest } from '../harness/raw-http.js';
+import { REPO_ROOT, startHttpServer, stopServer } from '../harness/target.js';
+
+const run = promisify(execFile);
+const ZODEX_CLI = path.join(REPO_ROOT, 'dist/cli/zodex.js');
+const STATIC_TOKEN = 'static-token-0123456789abcdef';
+
+async function withOAuth(args: string[], body: (srv: OAuthServer) => Promise<void>, options: Parameters<typeof startOAuthServer>[1] = {}): Promise<void> {
+  const srv = await startOAuthServer(args, options);
+  try {
+    await body(srv);
+  } finally {
+    await srv.stop();
+  }
+}
+
+const oauthCli = (srv: OAuthServer, ...args: string[]) => run(process.execPath, [ZODEX_CLI, 'oauth', ...args, '--state-dir', srv.stateDir]);
+
+requirement('oauth.discovery', async () => {
+  await withOAuth([], async (srv) => {
+    const refused = await mcpStatus(srv);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe(`Bearer resource_metadata="${srv.base}/.well-known/oauth-protected-resource/mcp", scope="zodex"`);
+    for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      const metadata = json(await srv.request(where));
+      expect(metadata).toMatchObject({ resource: srv.mcpUrl, authorization_servers: [srv.base], scopes_supported: ['zodex'] });
+    }
+    const server = json(await srv.request('/.well-known/oauth-authorization-server'));
+    expect(server).toMatchObject({
+      issuer: srv.base,
+      authorization_endpoint: `${srv.base}/oauth/authorize`,
+      token_endpoint: `${srv.base}/oauth/token`,
+      registration_endpoint: `${srv.base}/oauth/register`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: true,
+    });
+    // A Host the rule admits gives its own URLs.
+    const other = json(await srv.request('/.well-known/oauth-protected-resource', { headers: { host: `localhost:${new URL(srv.base).port}` } }));
+    expect(other.resource).toBe(`http://localhost:${new URL(srv.base).port}/mcp`);
+  });
+});
+
+requirement('oauth.static-token-only', async () => {
+  const plain = await startHttpServer([], { ZODEX_AUTH_TOKEN: STATIC_TOKEN });
+  try {
+    const base = plain.url.replace(/\/mcp$/, '');
+    for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/register']) {
+      expect((await rawRequest(`${base}${where}`)).status).toBe(404);
+    }
+    const refused = await rawRequest(plain.url, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE() });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).not.toContain('resource_metadata');
+  } finally {
+    await stopServer(plain);
+  }
+  await withOAuth([], async (srv) => {
+    expect((await mcpStatus(srv, STATIC_TOKEN)).status).toBe(200);
+    expect((await mcpStatus(srv, `${STATIC_TOKEN}x`)).status).toBe(401);
+  }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
+});
+
+requirement('oauth.wrong-redirect', async () => {
+  await withOAuth([], async (srv) => {
+    const clientId = await register(srv);
+    const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:9/elsewhere' }));
+    expect(opened.response.status).toBe(400);
+    expect(opened.response.headers.location).toBeUndefined();
+    expect(opened.response.body).toContain('is not one the client registered');
+    expect(opened.requestId).toBeUndefined();
+    const evil = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'https://evil.example/cb' }));
+    expect(evil.response.status).toBe(400);
+    expect(srv.server.stderr()).not.toMatch(/pairing code [0-9A-Z]{5}-/);
+    // Registration itself refuses redirects that cannot receive a code safely.
+    for (const uri of ['http://evil.example/cb', 'javascript:alert(1)', 'https://x.example/cb#frag']) {
+      const answer = await srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [uri] }) });
+      expect(answer.status).toBe(400);
+      expect(json(answer).error).toBe('invalid_redirect_uri');
+    }
+  });
+});
+
+requirement('oauth.pkce-mismatch', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, code } = await approvedCode(srv, 0);
+    const wrong = await tokenRequest(srv, { grant_type: 'authorization_code', code, code_verifier: pkce().verifier, client_id: clientId, redirect_uri: REDIRECT });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ error: 'invalid_grant' });
+    expect(wrong.body.error_description).toContain('PKCE');
+    expect(wrong.body.access_token).toBeUndefined();
+    // No challenge, or a plain one: refused back to the client before any approval.
+    for (const extra of [{ code_challenge: '' }, { code_challenge_method: 'plain' }] as Record<string, string>[]) {
+      const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, extra));
+      expect(opened.response.status).toBe(302);
+      const back = new URL(opened.response.headers.location!);
+      expect(back.searchParams.get('error')).toBe('invalid_request');
+      expect(back.searchParams.get('iss')).toBe(srv.base);
+    }
+  });
+});
+
+requirement('oauth.code-replay', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, verifier, code } = await approvedCode(srv, 0);
+    const form = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT };
+    const first = await tokenRequest(srv, form);
+    expect(first.status).toBe(200);
+    expect((await mcpStatus(srv, first.body.access_token as string)).status).toBe(200);
+    const again = await tokenRequest(srv, form);
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('invalid_grant');
+    expect((await mcpStatus(srv, first.body.access_token as string)).status).toBe(401);
+  });
+});
+
+requirement('oauth.token-expired', async () => {
+  await withOAuth(['--oauth-token-ttl-ms', '1500'], async (srv) => {
+    const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
+    expect((await mcpStatus(srv, accessToken)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    const expired = await mcpStatus(srv, accessToken);
+    expect(expired.status).toBe(401);
+    expect(expired.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect(expired.headers['www-authenticate']).toContain('expired');
+    const renewed = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(renewed.status).toBe(200);
+    expect((await mcpStatus(srv, renewed.body.access_token as string)).status).toBe(200);
+  });
+});
+
+requirement('oauth.token-revoked', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
+    const listed = JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout) as { id: string; clientName: string; state: string }[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ clientName: 'scripted client', state: 'active' });
+    await oauthCli(srv, 'revoke', listed[0]!.id);
+    const refused = await mcpStatus(srv, accessToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+    expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })).body.error).toBe('invalid_grant');
+    expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toEqual([]);
+  });
+});
+
+requirement('oauth.other-resource', async () => {
+  await withOAuth([], async (first) => {
+    const { accessToken } = await grantTokens(first, 0);
+    await withOAuth([], async (second) => {
+      const refused = await mcpStatus(second, accessToken);
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain(`not for ${second.mcpUrl}`);
+      const clientId = await register(second);
+      const opened = await openAuthorization(second, authorizationParams(clientId, pkce().challenge, { resource: first.mcpUrl }));
+      expect(new URL(opened.response.headers.location!).searchParams.get('error')).toBe('invalid_target');
+    }, { stateDir: first.stateDir });
+    expect((await mcpStatus(first, accessToken)).status).toBe(200);
+  });
+});
+
+requirement('oauth.never-approved', async () => {
+  await withOAuth([], async (srv) => {
+    const clientId = await register(srv);
+    const invented = await tokenRequest(srv, { grant_type: 'authorization_code', code: 'zac_invented', code_verifier: pkce().verifier, client_id: clientId, redirect_uri: REDIRECT });
+    expect(invented.body.error).toBe('invalid_grant');
+    const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    for (let attempt = 1; attempt < 5; attempt++) {
+      const wrong = await decide(srv, opened, { approve: true, pairing_code: 'AAAAA-AAAAA' });
+      expect(wrong.status).toBe(403);
+      expect(json(wrong)).toMatchObject({ attemptsLeft: 5 - attempt });
+      expect(json(wrong).redirect).toBeUndefined();
+    }
+    const fifth = await decide(srv, opened, { approve: true, pairing_code: 'AAAAA-AAAAA' });
+    expect(fifth.status).toBe(403);
+    const refused = new URL(json(fifth).redirect as string);
+    expect(refused.searchParams.get('error')).toBe('access_denied');
+    expect(refused.searchParams.get('code')).toBeNull();
+    // The right code, too late: the request is gone.
+    expect((await decide(srv, opened, { approve: true, pairing_code: await srv.pairingCode(0) })).status).toBe(404);
+    const denied = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    const answer = new URL(json(await decide(srv, denied, { approve: false })).redirect as string);
+    expect(Object.fromEntries(answer.searchParams)).toMatchObject({ error: 'access_denied', state: 'st-1', iss: srv.base });
+    expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toEqual([]);
+  });
+});
+
+requirement('oauth.approval-csrf', async () => {
+  await withOAuth([], async (srv) => {
+    const clientId = await register(srv);
+    const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    const code = await srv.pairingCode(0);
+    const attempts: Record<string, string>[] = [
+      { 'x-zodex-approval': '' },
+      { 'x-zodex-approval': 'guessed' },
+      { origin: `http://127.0.0.1:${Number(new URL(srv.base).port) + 1}` },
+      { origin: 'http://evil.example' },
+      { 'content-type': 'text/plain' },
+      { 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of attempts) {
+      const answer = await decide(srv, opened, { approve: true, pairing_code: code }, headers);
+      expect([403, 415]).toContain(answer.status);
+      expect(answer.body).not.toContain('code=');
+    }
+    expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toEqual([]);
+    // The page itself: the Liveboard's nonce CSP, never framed.
+    expect(opened.response.headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'nonce-[^']+'/);
+    expect(opened.response.headers['x-frame-options']).toBe('DENY');
+    // The genuine page's request still works afterwards.
+    expect(json(await decide(srv, opened, { approve: true, pairing_code: code })).redirect).toContain('code=');
+  });
+});
+
+requirement('oauth.refresh-rotation', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
+    const rotated = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.refresh_token).not.toBe(refreshToken);
+    const newAccess = rotated.body.access_token as string;
+    expect((await mcpStatus(srv, newAccess)).status).toBe(200);
+    // The old refresh token again: a thief or a replay. The whole grant goes.
+    const reused = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(reused.body.error).toBe('invalid_grant');
+    for (const token of [accessToken, newAccess]) expect((await mcpStatus(srv, token)).status).toBe(401);
+    expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error).toBe('invalid_grant');
+    // Only hashes on disk: no token or code in the database files.
+    const files = fs.readdirSync(srv.stateDir).filter((name) => name.startsWith('zodex.db'));
+    const disk = files.map((name) => fs.readFileSync(path.join(srv.stateDir, name)).toString('latin1')).join('');
+    for (const secret of [accessToken, refreshToken, newAccess, rotated.body.refresh_token as string, await srv.pairingCode(0)]) expect(disk).not.toContain(secret);
+  });
+});
+
+requirement('oauth.iss', async () => {
+  await withOAuth([], async (srv) => {
+    const { redirect } = await approvedCode(srv, 0);
+    expect(redirect.searchParams.get('iss')).toBe(srv.base);
+    expect(redirect.searchParams.get('state')).toBe('st-1');
+    const clientId = await register(srv);
+    const failed = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { response_type: 'token' }));
+    const back = new URL(failed.response.headers.location!);
+    expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'unsupported_response_type', iss: srv.base, state: 'st-1' });
+  });
+});
+
+requirement('oauth.client-metadata-document', async () => {
+  let document: Record<string, unknown> = {};
+  const host = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const clientId = `http://127.0.0.1:${(host.address() as AddressInfo).port}/client.json`;
+  try {
+    await withOAuth([], async (srv) => {
+      document = { client_id: clientId, client_name: 'Document Client', redirect_uris: [REDIRECT] };
+      const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+      expect(opened.response.status).toBe(200);
+      expect(opened.response.body).toContain('Document Client');
+      const code = await srv.pairingCode(0);
+      expect(srv.server.stderr()).toContain('"Document Client" (redirect to 127.0.0.1:9) asks for access');
+      expect(json(await decide(srv, opened, { approve: true, pairing_code: code })).redirect).toContain('code=');
+      expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:9/other' }))).response.status).toBe(400);
+      document = { client_id: 'http://127.0.0.1:1/someone-else.json', client_name: 'Impostor', redirect_uris: [REDIRECT] };
+      const impostor = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+      expect(impostor.response.status).toBe(400);
+      expect(impostor.response.body).toContain('it must be exactly its own URL');
+    });
+  } finally {
+    host.close();
+  }
+});
+
+requirement('oauth.pair-cli', async () => {
+  await withOAuth([], async (srv) => {
+    const code = (await oauthCli(srv, 'pair')).stdout.trim();
+    expect(code).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/);
+    const clientId = await register(srv);
+    const first = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    expect(json(await decide(srv, first, { approve: true, pairing_code: code.toLowerCase() })).redirect).toContain('code=');
+    const second = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    expect((await decide(srv, second, { approve: true, pairing_code: code })).status).toBe(403);
+  });
+});
+
+requirement('oauth.public-url', async () => {
+  await withOAuth(['--public-url', 'https://zodex.example.com'], async (srv) => {
+    const publicBase = 'https://zodex.example.com';
+    const headers = { host: 'zodex.example.com' };
+    const metadata = json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers }));
+    expect(metadata).toMatchObject({ resource: `${publicBase}/mcp`, authorization_servers: [publicBase] });
+    expect(json(await srv.request('/.well-known/oauth-authorization-server')).issuer).toBe(publicBase);
+    expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: INITIALIZE() })).headers['www-authenticate']).toContain(`${publicBase}/.well-known/oauth-protected-resource/mcp`);
+    expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'other.example.com' }, body: INITIALIZE() })).status).toBe(403);
+  });
+});
+
+requirement('oauth.unix-socket', async () => {
+  const dir = scratchDir('zodex-unix-');
+  const socketPath = path.join(dir, 'private', 'mcp.sock');
+  try {
+    await withOAuth(['--listen', `unix:${socketPath}`], async (srv) => {
+      expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(path.dirname(socketPath)).mode & 0o777).toBe(0o700);
+      const base = 'http://localhost';
+      expect(json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers: { host: 'localhost' } })).resource).toBe(`${base}/mcp`);
+      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'evil.example' }, body: INITIALIZE() })).status).toBe(403);
+      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'localhost', origin: 'http://evil.example' }, body: INITIALIZE() })).status).toBe(403);
+      // A second zodexd on the live socket is refused.
+      const second = await run(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodexd.js'), '--transport', 'http', '--listen', `unix:${socketPath}`, '--state-dir', srv.stateDir]).catch((error: { code: number; stderr: string }) => error);
+      expect((second as { stderr: string }).stderr).toContain('another process is listening');
+    }, { base: 'http://localhost' });
+    expect(fs.existsSync(socketPath)).toBe(false);
+    // A leftover socket nobody serves is replaced.
+    const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve) => crashed.stdout!.once('data', resolve));
+    crashed.kill('SIGKILL'); // dies without removing its socket
+    await new Promise((resolve) => crashed.once('exit', resolve));
+    expect(fs.lstatSync(socketPath).isSocket()).toBe(true);
+    await withOAuth(['--listen', `unix:${socketPath}`], async (srv) => {
+      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'localhost' }, body: INITIALIZE() })).status).toBe(401);
+    }, { base: 'http://localhost' });
+    // A folder other users can write is refused.
+    const open = path.join(dir, 'open');
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    const refused = await run(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodexd.js'), '--transport', 'http', '--listen', `unix:${open}/mcp.sock`, '--state-dir', path.join(dir, 'state')]).catch((error: { stderr: string }) => error);
+    expect((refused as { stderr: string }).stderr).toContain(`the socket folder ${open} has mode 777`);
+    expect(fs.existsSync(path.join(open, 'mcp.sock'))).toBe(false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
