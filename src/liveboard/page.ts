@@ -98,7 +98,7 @@ export function renderPage(options: PageOptions): string {
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
-<header class="top"><h1>zodex Liveboard</h1><span id="status" role="status" aria-live="polite">connecting…</span></header>
+<header class="top"><h1>zodex Liveboard</h1><span id="status" role="status" aria-live="polite">connecting…</span><a href="/grants">OAuth clients</a></header>
 <p id="problem" role="alert" hidden></p>
 <main>
 <section class="wide" aria-labelledby="servers-title">

@@ -4,6 +4,7 @@
 //   POST /api/alias                 {agentId, alias}  -> the store, set by 'operator' (last write wins)
 //   POST /api/sessions/:id/input    {chars}           -> the owning zodexd's control socket
 //   POST /api/sessions/:id/kill     {}                -> the owning zodexd's control socket
+//   GET  /grants, POST /api/oauth/grants/:id/revoke   OAuth clients (grants.ts)
 // Flow per request: Host rule -> Origin rule (net/guard.ts) -> token (bearer or cookie) ->
 // route; POSTs also pass checkPost (own Origin, JSON, CSRF header). No CORS, ever.
 
@@ -17,6 +18,7 @@ import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
 import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../net/browser.js';
 import { authCookieHeader, boardPolicy, checkPost } from './guard.js';
 import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
+import { GRANTS_PATH, readGrants, renderGrantsPage, REVOKE_PATH, revokeGrant } from './grants.js';
 import { renderPage } from './page.js';
 import { controlSocketPath } from './paths.js';
 import { controlCall, controlStream, MAX_INPUT_CHARS, type ControlReply } from './protocol.js';
@@ -164,19 +166,25 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
         return send(res, 200, 'text/html; charset=utf-8', renderPage({ nonce, csrfToken }), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
       }
       if (url.pathname === '/events' && req.method === 'GET') return events(res);
+      if (url.pathname === GRANTS_PATH) {
+        const nonce = newNonce();
+        return send(res, 200, 'text/html; charset=utf-8', renderGrantsPage(readGrants(stateDir), nonce, csrfToken), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
+      }
     }
+    const revoke = REVOKE_PATH.exec(url.pathname);
     const action = /^\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/(input|kill)$/.exec(url.pathname);
-    if (isApi && (url.pathname === '/api/alias' || action)) {
+    if (isApi && (url.pathname === '/api/alias' || action || revoke)) {
       if (req.method !== 'POST') return send(res, 405, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: 'use POST' }), { Allow: 'POST' });
       const post = checkPost(req.headers, csrfToken);
       if (!post.ok) return refuse(res, post, true);
       // An action's body is small: anything over MAX_BODY_BYTES is drained, not kept, and refused.
       const body = await readJsonBody(req, MAX_BODY_BYTES);
       if (!body.ok) return sendJson(res, body.status, { ok: false, error: body.message });
+      if (revoke) return sendJson(res, 200, { ok: true, revoked: revokeGrant(stateDir, revoke[1]!, Date.now()) });
       if (action) return sessionAction(res, action[1]!, action[2] as 'input' | 'kill', body.value ?? {});
       return setAlias(res, body.value ?? {});
     }
-    send(res, 404, 'text/plain; charset=utf-8', 'Not Found: the Liveboard serves /, /events and /api/….\n');
+    send(res, 404, 'text/plain; charset=utf-8', 'Not Found: the Liveboard serves /, /events, /grants and /api/….\n');
   };
 
   const server = http.createServer((req, res) => {

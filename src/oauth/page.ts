@@ -33,10 +33,10 @@ const SCRIPT = `
     error.textContent = '';
     let answer;
     try {
-      const response = await fetch(${JSON.stringify(PATHS.decision)}, {
+      const response = await fetch(${JSON.stringify(PATHS.decision)} + '?request=' + encodeURIComponent(request), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-Zodex-Approval': csrf },
-        body: JSON.stringify({ request, approve, pairing_code: code.value }),
+        body: JSON.stringify({ approve, pairing_code: code.value }),
       });
       answer = await response.json();
     } catch (failure) {

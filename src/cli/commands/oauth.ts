@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { issuePairingCode, PAIRING_CODE_TTL_MS } from '../../oauth/index.js';
 import { OAuthStore, type OAuthGrant } from '../../store/oauth.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
-import { cell, jsonRow, localTime, resolveStateDir, table } from './format.js';
+import { resolveStateDir } from '../../app/config/sources.js';
+import { cell, jsonRow, localTime, table } from './format.js';
 
 export const usage = `Usage: zodex oauth pair|clients|revoke [options]
 
