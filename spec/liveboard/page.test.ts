@@ -14,7 +14,7 @@ describe('the Liveboard page', () => {
     expect(html).not.toMatch(/https?:\/\//i);
     expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?\s*(?:\/\/|[a-z][a-z0-9+.-]*:(?!,))/i); // only data:, allowed (the empty favicon)
     expect(html).not.toMatch(/@import|url\(/i);
-    expect([...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1])).toEqual(['data:,']);
+    expect([...html.matchAll(/\b(?:src|href)\s*=\s*"([^"]*)"/g)].map((m) => m[1])).toEqual(['data:,', '/grants']); // the favicon, and its own OAuth page
   });
 
   it('fetches only from its own origin: /events and /api/…', () => {
@@ -35,7 +35,7 @@ describe('the Liveboard page', () => {
   });
 
   it('escapes what it embeds', () => {
-    expect(renderPage({ nonce: 'n', csrfToken: '"><script>' })).toContain('content="&quot;>&lt;script>"');
+    expect(renderPage({ nonce: 'n', csrfToken: '"><script>' })).toContain('content="&quot;&gt;&lt;script&gt;"');
   });
 });
 

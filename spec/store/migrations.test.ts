@@ -40,7 +40,7 @@ describe('schema migrations', () => {
     const file = databasePath(stateDir);
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
     expect(tables(file)).toEqual(
-      ['agents', 'change_log', 'invocations', 'operator_actions', 'publications', 'servers', 'sessions'].sort(),
+      ['agents', 'change_log', 'invocations', 'oauth_clients', 'oauth_grants', 'oauth_pairing_codes', 'oauth_tokens', 'operator_actions', 'publications', 'servers', 'sessions'].sort(),
     );
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ClientError, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
+import { OAuthStore } from '../../src/store/oauth.js';
+
+const stores: { store: OAuthStore; dir: string }[] = [];
+afterEach(() => {
+  for (const { store, dir } of stores.splice(0)) {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function scratchStore(): OAuthStore {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-oauth-spec-'));
+  const store = OAuthStore.open(path.join(dir, 'state'));
+  stores.push({ store, dir });
+  return store;
+}
+
+function lookup(store: OAuthStore, documents: Record<string, unknown>, allowLoopbackDocuments = false): ClientLookup & { fetched: string[] } {
+  const fetched: string[] = [];
+  const fake = (async (url: URL | string) => {
+    fetched.push(String(url));
+    const doc = documents[String(url)];
+    return doc === undefined ? new Response('nope', { status: 404 }) : new Response(typeof doc === 'string' ? doc : JSON.stringify(doc), { status: 200 });
+  }) as typeof fetch;
+  return { store, allowLoopbackDocuments, fetch: fake, now: () => 1_000, fetched };
+}
+
+async function refusedWith(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ClientError);
+  return (error as Error).message;
+}
+
+describe('redirect URIs', () => {
+  it('admit https, loopback http and private-use schemes; never fragments, script schemes or plain http elsewhere', () => {
+    for (const ok of ['https://claude.ai/api/mcp/auth_callback', 'http://127.0.0.1:33418/', 'http://localhost:3334/oauth/callback', 'http://[::1]:9/cb', 'cursor://anysphere.cursor-retrieval/oauth/callback']) {
+      expect(redirectUriProblem(ok)).toBeUndefined();
+    }
+    for (const bad of ['http://evil.example/cb', 'https://x.example/cb#f', 'javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'relative/cb', 42, 'https://x.example/' + 'a'.repeat(2_000)]) {
+      expect(redirectUriProblem(bad)).toBeDefined();
+    }
+  });
+  it('match exactly, except the port of a loopback http redirect (RFC 8252 §7.3)', () => {
+    expect(redirectMatches('http://127.0.0.1:1000/cb', 'http://127.0.0.1:2000/cb')).toBe(true);
+    expect(redirectMatches('http://127.0.0.1:1000/cb', 'http://127.0.0.1:2000/other')).toBe(false);
+    expect(redirectMatches('http://127.0.0.1/cb', 'http://localhost/cb')).toBe(false);
+    expect(redirectMatches('https://a.example/cb', 'https://a.example/cb?x=1')).toBe(false);
+    expect(redirectMatches('https://a.example:1/cb', 'https://a.example:2/cb')).toBe(false);
+  });
+});
+
+describe('registration (RFC 7591)', () => {
+  it('registers a public client and refuses metadata it cannot honour', () => {
+    const store = scratchStore();
+    const answer = registerClient(store, { client_name: 'X', redirect_uris: ['http://127.0.0.1:9/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 5_000);
+    expect(answer).toMatchObject({ client_name: 'X', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+    expect(store.client(answer.client_id as string)).toMatchObject({ kind: 'registered', clientName: 'X' });
+    expect(() => registerClient(store, { redirect_uris: [] }, 1)).toThrow(/redirect_uris must list/);
+    expect(() => registerClient(store, { redirect_uris: ['https://a.example/cb'], grant_types: ['client_credentials'] }, 1)).toThrow(/grant_types/);
+    expect(() => registerClient(store, { redirect_uris: ['https://a.example/cb'], response_types: ['token'] }, 1)).toThrow(/response_types/);
+    expect(() => registerClient(store, [], 1)).toThrow(/JSON object/);
+  });
+});
+
+describe('client ID metadata documents', () => {
+  const url = 'https://app.example/oauth/client.json';
+  it('fetch the document, which must name itself and list valid redirects', async () => {
+    const store = scratchStore();
+    const client = await resolveClient(url, lookup(store, { [url]: { client_id: url, client_name: 'App', redirect_uris: ['https://app.example/cb'] } }));
+    expect(client).toMatchObject({ clientId: url, kind: 'metadata', clientName: 'App', redirectUris: ['https://app.example/cb'] });
+    expect(await refusedWith(resolveClient(url, lookup(store, { [url]: { client_id: 'https://other.example/x', redirect_uris: ['https://app.example/cb'] } })))).toContain('exactly its own URL');
+    expect(await refusedWith(resolveClient(url, lookup(store, { [url]: { client_id: url, redirect_uris: ['http://app.example/cb'] } })))).toContain('plain http');
+    expect(await refusedWith(resolveClient(url, lookup(store, { [url]: 'not json' })))).toContain('not a JSON object');
+    expect(await refusedWith(resolveClient(url, lookup(store, {})))).toContain('HTTP 404');
+    expect(await refusedWith(resolveClient(url, lookup(store, { [url]: 'x'.repeat(70_000) })))).toContain('larger than');
+  });
+  it('are fetched only from https URLs with a path, never from IP addresses, loopback only when allowed', async () => {
+    const store = scratchStore();
+    const probe = lookup(store, {});
+    for (const bad of ['https://app.example/', 'https://10.0.0.1/client.json', 'https://localhost/client.json', 'http://app.example/client.json', 'http://127.0.0.1:8/client.json']) {
+      await refusedWith(resolveClient(bad, probe));
+    }
+    expect(probe.fetched).toEqual([]);
+    const local = 'http://127.0.0.1:8/client.json';
+    const allowed = lookup(store, { [local]: { client_id: local, redirect_uris: ['http://127.0.0.1:9/cb'] } }, true);
+    expect((await resolveClient(local, allowed)).clientName).toBe('127.0.0.1:8');
+  });
+  it('an unknown plain client_id is refused', async () => {
+    expect(await refusedWith(resolveClient('zc_nobody', lookup(scratchStore(), {})))).toContain('is not registered here');
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/app/config/defaults.js';
+import { UsageError } from '../../src/app/config/errors.js';
+import { parseCli } from '../../src/app/config/parse.js';
+
+const http = ['--transport', 'http'];
+
+function config(argv: string[]): Config {
+  const request = parseCli(argv, {});
+  if (request.kind !== 'run') throw new Error(`expected a run request, got ${request.kind}`);
+  return request.config;
+}
+
+function refusal(argv: string[]): string {
+  try {
+    parseCli(argv, {});
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`zodexd ${argv.join(' ')} was accepted`);
+}
+
+describe('--oauth and --public-url', () => {
+  it('are off by default and HTTP-only', () => {
+    expect(config(http).oauth).toEqual({ enabled: false, publicOrigin: undefined, publicHost: undefined, accessTokenTtlMs: 3_600_000 });
+    expect(refusal(['--oauth'])).toContain('only apply to --transport http');
+    expect(refusal(['--public-url', 'https://x.example'])).toContain('only apply to --transport http');
+  });
+  it('take an https origin only, and admit its host by the Host rule', () => {
+    const parsed = config([...http, '--oauth', '--public-url', 'https://Zodex.Example.com:8443']);
+    expect(parsed.oauth).toMatchObject({ enabled: true, publicOrigin: 'https://zodex.example.com:8443', publicHost: 'zodex.example.com' });
+    expect(parsed.allowHosts).toContain('zodex.example.com');
+    expect(refusal([...http, '--public-url', 'https://x.example/prefix'])).toContain('origin only');
+    expect(refusal([...http, '--public-url', 'not a url'])).toContain('is not a URL');
+    expect(refusal([...http, '--oauth', '--public-url', 'http://x.example'])).toContain('must be https:// with --oauth');
+    expect(config([...http, '--public-url', 'http://x.example']).oauth.publicOrigin).toBe('http://x.example');
+  });
+  it('checks --oauth-token-ttl-ms', () => {
+    expect(config([...http, '--oauth', '--oauth-token-ttl-ms', '1500']).oauth.accessTokenTtlMs).toBe(1500);
+    expect(refusal([...http, '--oauth', '--oauth-token-ttl-ms', '999'])).toContain('at least 1000');
+    expect(refusal([...http, '--oauth-token-ttl-ms', '5000'])).toContain('needs --oauth');
+  });
+  it('lets a non-loopback bind go without a static token when OAuth guards it', () => {
+    expect(refusal([...http, '--listen', '10.0.0.5:7391'])).toContain('a token is required');
+    expect(config([...http, '--listen', '10.0.0.5:7391', '--oauth']).oauth.enabled).toBe(true);
+  });
+});
+
+describe('--listen unix:PATH', () => {
+  it('takes an absolute path that fits a socket address', () => {
+    const parsed = config([...http, '--listen', 'unix:/run/zodex//mcp.sock']);
+    expect(parsed.listen).toEqual({ host: 'localhost', port: 0, socketPath: '/run/zodex/mcp.sock' });
+    expect(refusal([...http, '--listen', 'unix:relative.sock'])).toContain('is not an absolute path');
+    expect(refusal([...http, '--listen', `unix:/${'x'.repeat(120)}.sock`])).toContain('longer than');
+    expect(refusal(['--listen', 'unix:/run/zodex/mcp.sock'])).toContain('only applies to --transport http');
+  });
+});

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { authorize, decide } from '../../src/oauth/authorize.js';
+import { registerClient } from '../../src/oauth/clients.js';
+import { CODE_TTL_MS, MAX_PENDING, PENDING_TTL_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../src/oauth/context.js';
+import { hashSecret, normalizePairingCode, s256 } from '../../src/oauth/secrets.js';
+import { tokenRequest } from '../../src/oauth/token.js';
+import { endpoints } from '../../src/oauth/urls.js';
+import { OAuthStore } from '../../src/store/oauth.js';
+
+const at = endpoints('http://127.0.0.1:7391');
+const REDIRECT = 'http://127.0.0.1:9/cb';
+const VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'; // RFC 7636 appendix B
+const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
+
+function setup(): { context: OAuthContext & { clock: { now: number }; printed: string[] }; clientId: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-oauth-flow-'));
+  const store = OAuthStore.open(path.join(dir, 'state'));
+  cleanups.push(() => {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const clock = { now: 1_000_000 };
+  const printed: string[] = [];
+  const now = () => clock.now;
+  const context = {
+    store,
+    clients: { store, allowLoopbackDocuments: false, fetch, now },
+    now,
+    log: (line: string) => printed.push(line),
+    accessTokenTtlMs: 60_000,
+    pending: new Map(),
+    codes: new Map(),
+    clock,
+    printed,
+  };
+  const clientId = registerClient(store, { client_name: 'spec', redirect_uris: [REDIRECT] }, clock.now).client_id as string;
+  return { context, clientId };
+}
+
+const query = (clientId: string, extra: Record<string, string> = {}) =>
+  new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra });
+
+async function approved(context: ReturnType<typeof setup>['context'], clientId: string): Promise<string> {
+  const outcome = await authorize(query(clientId), at, context);
+  if (outcome.kind !== 'page') throw new Error(`expected the approval page, got ${outcome.kind}`);
+  const code = /pairing code (\S+),/.exec(context.printed.at(-1)!)![1]!;
+  const answer = decide(outcome.request, { approve: true, pairing_code: code }, context);
+  return new URL(answer.body.redirect!).searchParams.get('code')!;
+}
+
+describe('PKCE', () => {
+  it('computes S256 as RFC 7636 appendix B does', () => {
+    expect(s256(VERIFIER)).toBe(CHALLENGE);
+  });
+  it('reads a pairing code however it is typed', () => {
+    expect(normalizePairingCode(' ab1cd-0ef2g ')).toBe('AB1CD0EF2G');
+    expect(normalizePairingCode('ABlCD-OEF2G')).toBe('AB1CD0EF2G');
+  });
+});
+
+describe('lifetimes', () => {
+  it('an authorization code dies after CODE_TTL_MS', async () => {
+    const { context, clientId } = setup();
+    const code = await approved(context, clientId);
+    context.clock.now += CODE_TTL_MS + 1;
+    const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context);
+    expect(answer.body).toMatchObject({ error: 'invalid_grant' });
+  });
+  it('a pending request dies after PENDING_TTL_MS, and at most MAX_PENDING wait', async () => {
+    const { context, clientId } = setup();
+    for (let i = 0; i < MAX_PENDING; i++) expect((await authorize(query(clientId), at, context)).kind).toBe('page');
+    const full = await authorize(query(clientId), at, context);
+    expect(full.kind === 'redirect' && new URL(full.location).searchParams.get('error')).toBe('temporarily_unavailable');
+    context.clock.now += PENDING_TTL_MS;
+    expect((await authorize(query(clientId), at, context)).kind).toBe('page');
+    expect(context.pending.size).toBe(1);
+  });
+  it('a refresh token dies after REFRESH_TOKEN_TTL_MS; tokens are stored as hashes only', async () => {
+    const { context, clientId } = setup();
+    const code = await approved(context, clientId);
+    const tokens = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 60, scope: 'zodex' });
+    expect(context.store.token(hashSecret(tokens.access_token as string))?.kind).toBe('access');
+    const rows = context.store.db.prepare('SELECT hash FROM oauth_tokens').all() as { hash: string }[];
+    expect(rows.map((row) => row.hash).sort()).toEqual([hashSecret(tokens.access_token as string), hashSecret(tokens.refresh_token as string)].sort());
+    context.clock.now += REFRESH_TOKEN_TTL_MS;
+    const late = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context);
+    expect(late.body).toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
+describe('token requests', () => {
+  it('repeat the redirect_uri of the authorization request, and name the same client', async () => {
+    const { context, clientId } = setup();
+    const code = await approved(context, clientId);
+    const form = { grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId };
+    expect(tokenRequest(new URLSearchParams(form), at, context).body.error_description).toContain('redirect_uri');
+    const other = await approved(context, clientId);
+    expect(tokenRequest(new URLSearchParams({ ...form, code: other, redirect_uri: REDIRECT, client_id: 'zc_other' }), at, context).body.error_description).toContain('another client_id');
+    expect(tokenRequest(new URLSearchParams({ grant_type: 'password' }), at, context).body.error).toBe('unsupported_grant_type');
+  });
+  it('refuse a code presented at another resource', async () => {
+    const { context, clientId } = setup();
+    const code = await approved(context, clientId);
+    const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), endpoints('http://localhost:7391'), context);
+    expect(answer.body.error).toBe('invalid_target');
+  });
+});
+
+describe('the store', () => {
+  it('uses a pairing code once, and not after it expired', () => {
+    const { context } = setup();
+    context.store.addPairingCode('h1', 0, 2_000_000);
+    expect(context.store.consumePairingCode('h1', 1_000_000)).toBe(true);
+    expect(context.store.consumePairingCode('h1', 1_000_000)).toBe(false);
+    context.store.addPairingCode('h2', 0, 10);
+    expect(context.store.consumePairingCode('h2', 11)).toBe(false);
+  });
+});
