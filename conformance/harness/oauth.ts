@@ -141,7 +141,20 @@ export async function grantTokens(srv: OAuthServer, index: number): Promise<{ cl
   return { clientId, accessToken: answer.body.access_token as string, refreshToken: answer.body.refresh_token as string };
 }
 
-// The status an MCP initialize gets with this bearer token (or none).
+// What an MCP initialize (2025-11-25) gets with this bearer token (or none).
 export async function mcpStatus(srv: OAuthServer, token?: string): Promise<RawResponse> {
   return srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: INITIALIZE() });
+}
+
+// What a 2026-07-28 request (server/discover, no session) gets: the bearer rule comes before
+// either era's handling, so it must hold the same way for both.
+export async function modernStatus(srv: OAuthServer, token?: string): Promise<RawResponse> {
+  const discover = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  };
+  const headers = { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  return srv.request('/mcp', { method: 'POST', headers, body: JSON.stringify(discover) });
 }

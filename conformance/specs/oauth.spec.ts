@@ -17,6 +17,7 @@ import {
   grantTokens,
   json,
   mcpStatus,
+  modernStatus,
   openAuthorization,
   pkce,
   REDIRECT,
@@ -49,6 +50,9 @@ requirement('oauth.discovery', async () => {
     const refused = await mcpStatus(srv);
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toBe(`Bearer resource_metadata="${srv.base}/.well-known/oauth-protected-resource/mcp", scope="zodex"`);
+    const modern = await modernStatus(srv);
+    expect(modern.status).toBe(401);
+    expect(modern.headers['www-authenticate']).toBe(refused.headers['www-authenticate']);
     for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const metadata = json(await srv.request(where));
       expect(metadata).toMatchObject({ resource: srv.mcpUrl, authorization_servers: [srv.base], scopes_supported: ['zodex'] });
@@ -150,6 +154,7 @@ requirement('oauth.token-expired', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1_700));
     const expired = await mcpStatus(srv, accessToken);
     expect(expired.status).toBe(401);
+    expect((await modernStatus(srv, accessToken)).status).toBe(401);
     expect(expired.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(expired.headers['www-authenticate']).toContain('expired');
     const renewed = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
@@ -164,7 +169,9 @@ requirement('oauth.token-revoked', async () => {
     const listed = JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout) as { id: string; clientName: string; state: string }[];
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ clientName: 'scripted client', state: 'active' });
+    expect((await modernStatus(srv, accessToken)).status).not.toBe(401);
     await oauthCli(srv, 'revoke', listed[0]!.id);
+    expect((await modernStatus(srv, accessToken)).status).toBe(401);
     const refused = await mcpStatus(srv, accessToken);
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
@@ -179,6 +186,7 @@ requirement('oauth.other-resource', async () => {
     await withOAuth([], async (second) => {
       const refused = await mcpStatus(second, accessToken);
       expect(refused.status).toBe(401);
+      expect((await modernStatus(second, accessToken)).status).toBe(401);
       expect(refused.headers['www-authenticate']).toContain(`not for ${second.mcpUrl}`);
       const clientId = await register(second);
       const opened = await openAuthorization(second, authorizationParams(clientId, pkce().challenge, { resource: first.mcpUrl }));
