@@ -225,6 +225,7 @@ export const REQUIREMENTS = {
   'oauth.pair-cli': r('issue 16', 'a one-time pairing code that zodexd prints on its stderr (or that `zodex oauth pair` prints)', 'a code from zodex oauth pair approves one request, and only once', ['http', 'flags', 'local']),
   'oauth.public-url': r('issue 16', '`--public-url https://…` sets the resource and issuer URLs; the Host rule admits the public host', 'with --public-url the metadata names the public URL, its Host is admitted, and tokens are bound to it', ['http', 'flags', 'local']),
   'oauth.unix-socket': r('issue 16', '`--listen unix:/path`: HTTP over a Unix socket (0600 in a 0700 folder) … the Host/Origin rules apply as on loopback', 'the socket is 0600 in a folder made 0700; a folder others can write is refused; a stale socket is replaced, a live one refused; a foreign Host or Origin gets 403; the socket is removed at exit', ['http', 'flags', 'local']),
+  'oauth.session-bound': r('issue 16', 'tokens bound to this resource … rejected when expired, revoked, or meant for another resource', 'an MCP session opened with one grant\'s token answers 404 to another grant\'s token and to the static token, and keeps serving its own', ['http', 'flags', 'local']),
   'oauth.liveboard-grants': r('issue 16', 'the Liveboard list and revoke grants', 'the Liveboard lists the approved grant and revokes it, after which its token is refused', ['browser']),
 } as const satisfies Record<string, Requirement>;
 

@@ -369,3 +369,17 @@ requirement('oauth.unix-socket', async () => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+requirement('oauth.session-bound', async () => {
+  await withOAuth([], async (srv) => {
+    const first = await grantTokens(srv, 0);
+    const second = await grantTokens(srv, 1);
+    const opened = await mcpStatus(srv, first.accessToken);
+    const sessionId = String(opened.headers['mcp-session-id']);
+    const list = (token: string) =>
+      srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+    expect((await list(second.accessToken)).status).toBe(404);
+    expect((await list(STATIC_TOKEN)).status).toBe(404);
+    expect((await list(first.accessToken)).status).toBe(200);
+  }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
+});

@@ -4,7 +4,7 @@ import { ConversationTable, type Conversation } from '../../src/transport/conver
 function table(cap: number, running: Set<string> = new Set()) {
   const t = new ConversationTable(cap, (id) => running.has(id), () => {});
   const add = (id: string, lastActivity: number, inFlight = 0) => {
-    const conversation: Conversation = { id, transport: undefined as never, lastActivity, inFlight, opening: false, close: async () => t.delete(id) };
+    const conversation: Conversation = { id, transport: undefined as never, lastActivity, inFlight, opening: false, principal: 'static', close: async () => t.delete(id) };
     t.add(conversation);
     return conversation;
   };

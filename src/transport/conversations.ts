@@ -10,6 +10,7 @@ export interface Conversation {
   lastActivity: number;
   inFlight: number;
   opening: boolean; // between its initialize request and the transport's session id
+  principal: string; // who opened it: an OAuth grant id, else 'static' (the static token, or none); only it may use it
   close(): Promise<void>; // leaves the table synchronously
 }
 

@@ -66,7 +66,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   let drained: (() => void) | undefined;
 
   // Registered at once (as opening), so that the cap counts conversations still initializing.
-  const openConversation = (): { conversation: Conversation; connected: Promise<void> } => {
+  const openConversation = (principal: string): { conversation: Conversation; connected: Promise<void> } => {
     const id = randomUUID();
     const opened = options.open(id);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -82,6 +82,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       lastActivity: Date.now(),
       inFlight: 0,
       opening: true,
+      principal,
       async close() {
         if (closed) return;
         closed = true;
@@ -106,6 +107,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     }
     const auth = oauth ? oauth.authenticate(req) : checkToken({ authorization: req.headers.authorization }, policy);
     if (!auth.ok) return refuse(res, auth);
+    // A session belongs to whoever opened it: another grant's token cannot ride it.
+    const principal = (auth as { grantId?: string }).grantId ?? 'static';
     if (draining) {
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': RETRY_AFTER_S });
       res.end('Service Unavailable: zodexd is shutting down.\n');
@@ -134,13 +137,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     let connected: Promise<void> | undefined;
     if (typeof sessionId === 'string') {
       conversation = conversations.get(sessionId);
+      if (conversation?.principal !== principal) conversation = undefined;
       if (!conversation) return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry, --max-conversations or a restart); initialize a new session');
     } else if (req.method === 'POST' && (isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
       if (!conversations.admit()) {
         const message = `Service Unavailable: ${conversations.cap} sessions are open and each has a call in flight or a command running (--max-conversations ${conversations.cap}); retry later, or end a session (DELETE)`;
         return jsonRpcError(res, 503, -32000, message, { 'Retry-After': RETRY_AFTER_S });
       }
-      ({ conversation, connected } = openConversation());
+      ({ conversation, connected } = openConversation(principal));
       await connected;
     } else {
       return jsonRpcError(res, 400, -32000, 'Bad Request: no valid Mcp-Session-Id header; send an initialize request first');
