@@ -56,3 +56,30 @@ describe('--listen unix:PATH', () => {
     expect(refusal(['--listen', 'unix:/run/zodex/mcp.sock'])).toContain('only applies to --transport http');
   });
 });
+
+describe('zodex oauth', () => {
+  it('pair makes a code that the store takes once; clients and revoke speak of a missing database plainly', async () => {
+    const { runZodex } = await import('../../src/cli/zodex.js');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-oauth-cli-'));
+    try {
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = { stdout: (text: string) => void out.push(text), stderr: (text: string) => void err.push(text), env: {}, now: () => 1_000 };
+      const stateDir = path.join(dir, 'state');
+      expect(await runZodex(['oauth', 'clients', '--json', '--state-dir', stateDir], io)).toBe(0);
+      expect(out.join('')).toBe('[]\n');
+      expect(await runZodex(['oauth', 'revoke', 'zg_x', '--state-dir', stateDir], io)).toBe(1);
+      expect(await runZodex(['oauth', 'pair', '--state-dir', stateDir], io)).toBe(0);
+      expect(out.at(-1)).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}\n$/);
+      expect(await runZodex(['oauth', 'revoke', 'zg_nothing', '--state-dir', stateDir], io)).toBe(1);
+      expect(err.at(-1)).toContain('no grant "zg_nothing"');
+      expect(await runZodex(['oauth', 'dance', '--state-dir', stateDir], io)).toBe(2);
+      expect(await runZodex(['oauth', 'revoke', '--state-dir', stateDir], io)).toBe(2);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,8 +2,10 @@
 // state database. pair prints a one-time pairing code for the next approval; clients lists the
 // grants (approved clients); revoke ends a grant at once: its tokens stop working on every zodexd.
 
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { issuePairingCode, PAIRING_CODE_TTL_MS } from '../../oauth/index.js';
+import { databasePath } from '../../store/index.js';
 import { OAuthStore, type OAuthGrant } from '../../store/oauth.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
@@ -68,7 +70,13 @@ export function run(argv: string[], io: CliIo): number {
   const [action, ...rest] = positionals;
   if (action !== 'pair' && action !== 'clients' && action !== 'revoke') throw new CliUsageError(`name an action: pair, clients or revoke${action === undefined ? '' : ` (not ${JSON.stringify(action.slice(0, 40))})`}`);
   if (action === 'revoke' ? rest.length !== 1 : rest.length !== 0) throw new CliUsageError(action === 'revoke' ? 'revoke takes one GRANT_ID (see zodex oauth clients)' : `${action} takes no arguments`);
-  const store = OAuthStore.open(resolveStateDir(values['state-dir'], io.env), { mustExist: action !== 'pair' });
+  const stateDir = resolveStateDir(values['state-dir'], io.env);
+  if (action !== 'pair' && !fs.existsSync(databasePath(stateDir))) {
+    if (action === 'clients' && values.json) io.stdout('[]\n');
+    io.stderr(`zodex oauth: no grants yet (no database in ${stateDir})\n`);
+    return action === 'clients' ? EXIT_OK : EXIT_FAILURE;
+  }
+  const store = OAuthStore.open(stateDir, { mustExist: action !== 'pair' });
   try {
     if (action === 'pair') {
       io.stdout(`${issuePairingCode(store, io.now())}\n`);
