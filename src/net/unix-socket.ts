@@ -5,13 +5,17 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ZodexError } from '../errors.js';
 import { mkdirpSync, privateFolderProblem } from '../fsutil.js';
 
 // sun_path holds 108 bytes on Linux, 104 on macOS, the terminating NUL included.
 export const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
 
-export class SocketPathError extends Error {
-  override name = 'SocketPathError';
+export class SocketPathError extends ZodexError {
+  constructor(code: 'UNSAFE_SOCKET_FOLDER' | 'SOCKET_IN_USE', message: string) {
+    super(code, message);
+    this.name = 'SocketPathError';
+  }
 }
 
 // Why `socketPath` cannot carry a socket, or undefined (checked at start, before anything runs).
@@ -26,7 +30,7 @@ export function preparePrivateFolder(socketPath: string): void {
   const folder = path.dirname(socketPath);
   if (!fs.existsSync(folder)) mkdirpSync(folder, 0o700);
   const problem = privateFolderProblem(folder, false, 'the socket');
-  if (problem) throw new SocketPathError(`the socket folder ${folder} ${problem}`);
+  if (problem) throw new SocketPathError('UNSAFE_SOCKET_FOLDER', `the socket folder ${folder} ${problem}`);
 }
 
 function accepts(socketPath: string): Promise<boolean> {
@@ -48,8 +52,8 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
   } catch {
     return;
   }
-  if (!stat.isSocket()) throw new SocketPathError(`${socketPath} exists and is not a socket; remove it or pick another path`);
-  if (await accepts(socketPath)) throw new SocketPathError(`another process is listening on ${socketPath}; stop it first or pick another path`);
+  if (!stat.isSocket()) throw new SocketPathError('SOCKET_IN_USE', `${socketPath} exists and is not a socket; remove it or pick another path`);
+  if (await accepts(socketPath)) throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
   fs.unlinkSync(socketPath);
 }
 
