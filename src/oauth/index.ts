@@ -6,7 +6,7 @@
 
 import type http from 'node:http';
 import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../net/browser.js';
-import { readBodyText } from '../net/body-text.js';
+import { readBodyText } from '../net/body.js';
 import type { OAuthStore } from '../store/oauth.js';
 import { authorize, decide } from './authorize.js';
 import { BearerCheck, type BearerVerdict } from './bearer.js';
@@ -118,7 +118,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
       run: async (req, res, where) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
         if (type !== 'application/x-www-form-urlencoded') return oauthError(res, 400, 'invalid_request', 'send the token request as application/x-www-form-urlencoded');
-        const body = await readBodyText(req, MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+        const body = await readBodyText(req, MAX_BODY_BYTES, undefined, { timeoutMs: BODY_TIMEOUT_MS });
         if (!body.ok) return oauthError(res, body.status, 'invalid_request', body.message);
         const answer = tokenRequest(new URLSearchParams(body.text), where, context);
         sendJson(res, answer.status, answer.body);
@@ -173,7 +173,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
 async function readJson(req: http.IncomingMessage): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; status: number; message: string }> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') return { ok: false, status: 415, message: 'send Content-Type: application/json' };
-  const body = await readBodyText(req, MAX_BODY_BYTES, BODY_TIMEOUT_MS);
+  const body = await readBodyText(req, MAX_BODY_BYTES, undefined, { timeoutMs: BODY_TIMEOUT_MS });
   if (!body.ok) return body;
   try {
     const value = JSON.parse(body.text) as unknown;
