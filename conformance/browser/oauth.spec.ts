@@ -15,8 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { expect, requirement } from '../harness/fixtures.js';
-import { authorizationParams, grantTokens, mcpStatus, openAuthorization, pkce, register, scratchDir, startOAuthServer, type OAuthServer } from '../harness/oauth.js';
+import { expect, requirement, test } from '../harness/fixtures.js';
+import { authorizationParams, grantTokens, mcpStatus, openAuthorization, pkce, register, scratchDir, startOAuthServer, stopOAuthServers, type OAuthServer } from '../harness/oauth.js';
 import { useBoards } from './board.js';
 
 useBoards();
@@ -64,7 +64,10 @@ const closers: (() => unknown)[] = [];
 async function cleanUp(): Promise<void> {
   for (const close of closers.splice(0).reverse()) await Promise.resolve(close()).catch(() => {});
   for (const srv of servers.splice(0)) await srv.stop().catch(() => {});
+  await stopOAuthServers();
 }
+// Also after a test that timed out (its finally blocks never ran).
+test.afterEach(cleanUp);
 
 // The operator's part: open the page the client sent the browser to, check what it says, type
 // the pairing code zodexd printed, approve; resolves with the redirect the browser followed.

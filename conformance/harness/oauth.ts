@@ -1,6 +1,8 @@
 // OAuth from the outside: a zodexd started with --oauth (over TCP or a Unix socket), the pairing
 // codes it prints, and a scripted OAuth client (register, authorize, decide like the approval
-// page, exchange) for the negative cases that no well-behaved client would produce.
+// page, exchange) for the negative cases that no well-behaved client would produce. Every server
+// started here is stopped, and its scratch state dir removed, by stopOAuthServers() (specs call
+// it after each test, so a test that times out leaves nothing behind either).
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,9 +31,16 @@ export function scratchDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+const running = new Set<OAuthServer>();
+
+export async function stopOAuthServers(): Promise<void> {
+  await Promise.all([...running].map((srv) => srv.stop().catch(() => undefined)));
+}
+
 // `base` (for a Unix socket): the URL clients address it as, e.g. a tunnel's.
 export async function startOAuthServer(args: string[] = [], options: { stateDir?: string; base?: string; env?: Record<string, string> } = {}): Promise<OAuthServer> {
-  const stateDir = options.stateDir ?? path.join(scratchDir('zodex-oauth-'), 'state');
+  const scratch = options.stateDir === undefined ? scratchDir('zodex-oauth-') : undefined;
+  const stateDir = options.stateDir ?? path.join(scratch!, 'state');
   const listenAt = args.indexOf('--listen');
   const socketPath = listenAt >= 0 && args[listenAt + 1]!.startsWith('unix:') ? args[listenAt + 1]!.slice(5) : undefined;
   const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', ...(listenAt >= 0 ? [] : ['--listen', '127.0.0.1:0']), '--oauth', '--state-dir', stateDir, ...args], {
@@ -62,13 +71,15 @@ export async function startOAuthServer(args: string[] = [], options: { stateDir?
       void exited.then(() => (waiters.has(check) ? (waiters.delete(check), clearTimeout(timer), reject(new Error(`zodexd exited; stderr:\n${stderr}`))) : undefined));
       check();
     });
+  const removeScratch = () => scratch && fs.rmSync(scratch, { recursive: true, force: true });
   const served = await until(() => /serving over http on (\S+)/.exec(stderr)?.[1], 'its serving line').catch((error: Error) => {
     child.kill('SIGKILL');
+    removeScratch();
     throw error;
   });
   const base = options.base ?? served.replace(/\/mcp$/, '');
   const server: ManagedServer = { process: child, pid: child.pid!, stderr: () => stderr, url: `${base}/mcp`, exited };
-  return {
+  const srv: OAuthServer = {
     base,
     mcpUrl: `${base}/mcp`,
     stateDir,
@@ -76,8 +87,14 @@ export async function startOAuthServer(args: string[] = [], options: { stateDir?
     server,
     pairingCode: (index) => until(() => [...stderr.matchAll(PAIRING)][index]?.[1], `pairing code #${index + 1}`),
     request: (pathAndQuery, requestOptions = {}) => rawRequest(`${base}${pathAndQuery}`, { ...requestOptions, ...(socketPath ? { socketPath } : {}) }),
-    stop: () => stopServer(server),
+    async stop() {
+      running.delete(srv);
+      await stopServer(server);
+      removeScratch();
+    },
   };
+  running.add(srv);
+  return srv;
 }
 
 export function pkce(): { verifier: string; challenge: string } {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expect, requirement } from '../harness/fixtures.js';
+import { expect, requirement, test } from '../harness/fixtures.js';
 import {
   approvedCode,
   authorizationParams,
@@ -24,6 +24,7 @@ import {
   register,
   scratchDir,
   startOAuthServer,
+  stopOAuthServers,
   tokenRequest,
   type OAuthServer,
 } from '../harness/oauth.js';
@@ -42,6 +43,9 @@ async function withOAuth(args: string[], body: (srv: OAuthServer) => Promise<voi
     await srv.stop();
   }
 }
+
+// Also after a test that timed out (its finally blocks never ran).
+test.afterEach(stopOAuthServers);
 
 const oauthCli = (srv: OAuthServer, ...args: string[]) => run(process.execPath, [ZODEX_CLI, 'oauth', ...args, '--state-dir', srv.stateDir]);
 
