@@ -52,6 +52,23 @@ async function commandDescriptors(pid: number): Promise<string[]> {
   throw new Error(`no command under ${pid}`);
 }
 
+// Reads a terminal running X_4MB to its end: bytes, reads, and how many distinct buffers they came in.
+const X_4MB = "head -c 4000000 /dev/zero | tr '\\0' x";
+async function readBuffers(pty: PtyProcess): Promise<{ bytes: number; count: number; buffers: number; exit: PtyExit }> {
+  const memory = new Set<ArrayBufferLike>();
+  let bytes = 0;
+  let count = 0;
+  pty.onData((data) => {
+    memory.add(data.buffer);
+    bytes += data.length;
+    count++;
+    expect(data.every((byte) => byte === 0x78)).toBe(true); // whole at the time of the call
+  });
+  const exit = await new Promise<PtyExit>((resolve) => pty.onExit(resolve));
+  pty.dispose();
+  return { bytes, count, buffers: memory.size, exit };
+}
+
 describe('standby terminals', () => {
   it('run the command they are given, in its cwd and environment, on a terminal', async () => {
     const pool = new StandbyPool(HELPER, { cols: 200, rows: 50 });
@@ -73,21 +90,16 @@ describe('standby terminals', () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);
     pool.fill();
-    const pty = await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', "head -c 4000000 /dev/zero | tr '\\0' x"], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-    const memory = new Set<ArrayBufferLike>();
-    let bytes = 0;
-    let reads = 0;
-    pty.onData((data) => {
-      memory.add(data.buffer);
-      bytes += data.length;
-      reads++;
-      expect(data.every((byte) => byte === 0x78)).toBe(true); // whole at the time of the call
-    });
-    await new Promise((resolve) => pty.onExit(resolve));
-    expect(bytes).toBe(4_000_000);
-    expect(reads).toBeGreaterThan(10);
-    expect(memory.size).toBe(1); // node's default reader allocates a new buffer per read
-    pty.dispose();
+    const reads = await readBuffers(await ready(pool, { cwd: '/', file: '/bin/sh', args: ['-c', X_4MB], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }));
+    expect(reads).toMatchObject({ bytes: 4_000_000, buffers: 1 }); // node's default reader allocates a new buffer per read
+    expect(reads.count).toBeGreaterThan(10);
+  });
+
+  it('node-pty direct terminals read into one reused buffer too, with every byte and the status (issue 18: coloured 50 MB grew RSS 47 MiB there)', async () => {
+    const pty = spawnPty({ spawnHelper: HELPER, cwd: '/', file: '/bin/sh', args: ['-c', `${X_4MB}; exit 5`], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+    const reads = await readBuffers(pty);
+    expect(reads).toMatchObject({ bytes: 4_000_000, buffers: 1, exit: { exitCode: 5, complete: true } }); // node-pty's own reader: a new 64 KiB buffer per read
+    expect(reads.count).toBeGreaterThan(10);
   });
 
   it('answer undefined when none is ready, refill, and report a bad cwd as the command failing', async () => {

@@ -12,131 +12,14 @@
 // If the zygote cannot start or dies, both return undefined and the next launcher is used.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import type net from 'node:net';
-import tty from 'node:tty';
+import { FdTerminal } from './fdterminal.js';
 import { openTerminal } from './nodepty.js';
-import type { HelperTerminal } from './pty.js';
-import { HANG_UP, parseZygoteReport, zygoteRequest, type CommandSpec } from './wire.js';
-
-// Every terminal reads into this one buffer (net.Socket's `onread`): a read allocates nothing, so
-// 50 MB of output leaves no 50 MB of dead read buffers for the GC (and the allocator, which keeps
-// freed memory resident) to catch up with. Sharing is safe: a read's listener runs to its end
-// before the loop performs any other read. Listeners get a view valid during the call only.
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-
-type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
-
-export class ZygoteTerminal implements HelperTerminal {
-  pid = 0; // set when the zygote reports the fork
-  // The pid once the zygote reports the fork; 0 when it could not fork or is gone.
-  readonly started: Promise<number>;
-  private reportStart: (pid: number) => void = () => {};
-  private readonly reader: tty.ReadStream;
-  private dataListener: (data: Buffer) => void = () => {};
-  private slave: number | undefined;
-  private readonly queue: Buffer[] = [];
-  private writing = false;
-  private exitListener: ExitListener = () => {};
-  private exited = false;
-  private closed = false;
-
-  constructor(
-    private readonly master: number,
-    slave: number,
-  ) {
-    this.slave = slave;
-    this.started = new Promise((resolve) => (this.reportStart = resolve));
-    const deliver = (length: number): boolean => {
-      this.dataListener(READ_BUFFER.subarray(0, length));
-      return true;
-    };
-    const options: net.SocketConstructorOpts & net.ConnectOpts = { onread: { buffer: READ_BUFFER, callback: deliver } };
-    this.reader = new tty.ReadStream(master, options); // paused until onData
-    // EIO once the last process on the terminal is gone: the exit itself comes from the zygote.
-    this.reader.on('error', () => {});
-  }
-
-  onData(listener: (data: Buffer) => void): void {
-    this.dataListener = listener;
-    this.reader.resume();
-  }
-
-  onExit(listener: ExitListener): void {
-    this.exitListener = listener;
-  }
-
-  // Written with fs.write and retried on EAGAIN, in order, as node-pty writes.
-  write(data: string): void {
-    if (this.closed || data.length === 0) return;
-    this.queue.push(Buffer.from(data, 'utf8'));
-    if (!this.writing) this.flush();
-  }
-
-  private flush(): void {
-    const chunk = this.queue[0];
-    if (!chunk || this.closed) {
-      this.writing = false;
-      return;
-    }
-    this.writing = true;
-    fs.write(this.master, chunk, 0, chunk.length, null, (error, written) => {
-      if (error?.code === 'EAGAIN') {
-        setImmediate(() => this.flush());
-        return;
-      }
-      if (error) {
-        this.queue.length = 0; // the terminal is gone; so is the command's input
-        this.writing = false;
-        return;
-      }
-      if (written < chunk.length) this.queue[0] = chunk.subarray(written);
-      else this.queue.shift();
-      this.flush();
-    });
-  }
-
-  // The standby has opened the terminal itself: zodexd's copy of the slave side can go.
-  settled(): void {
-    if (this.slave === undefined) return;
-    fs.close(this.slave, () => {});
-    this.slave = undefined;
-  }
-
-  // The slave side stays open here until the standby has it or has ended: while it is open the
-  // terminal's number cannot go to a new terminal, so a standby still starting can never open
-  // someone else's (it gets EIO from this one, whose master is gone, and ends).
-  destroy(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.reader.destroy(); // closes the master
-    if (this.pid > 0 && !this.exited) {
-      try {
-        process.kill(this.pid, HANG_UP); // as node-pty does: the hang-up, even if a copy of the master lingers
-      } catch {
-        // already gone
-      }
-    }
-  }
-
-  forked(pid: number): void {
-    this.pid = pid;
-    this.reportStart(pid);
-  }
-
-  ended(exit: { exitCode: number; signal?: number }): void {
-    this.reportStart(0); // nothing once started
-    if (this.exited) return;
-    this.exited = true;
-    this.settled();
-    this.exitListener(exit);
-  }
-}
+import { parseZygoteReport, zygoteRequest, type CommandSpec } from './wire.js';
 
 export class Zygote {
   private readonly child: ChildProcess;
-  private readonly starting = new Map<string, ZygoteTerminal>(); // by nonce, until its pid is known
-  private readonly running = new Map<number, ZygoteTerminal>(); // by pid
+  private readonly starting = new Map<string, FdTerminal>(); // by nonce, until its pid is known
+  private readonly running = new Map<number, FdTerminal>(); // by pid
   private alive = true;
   private refusing = false;
 
@@ -168,17 +51,17 @@ export class Zygote {
   }
 
   // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it.
-  start(nonce: string, cols: number, rows: number): ZygoteTerminal | undefined {
+  start(nonce: string, cols: number, rows: number): FdTerminal | undefined {
     return this.fork(nonce, cols, rows);
   }
 
   // A new terminal with the reporter of `spec` forked onto it. zodexd keeps its copy of the slave
   // side until the reporter ends (no hello tells when the reporter holds its own).
-  run(nonce: string, spec: CommandSpec, cols: number, rows: number): ZygoteTerminal | undefined {
+  run(nonce: string, spec: CommandSpec, cols: number, rows: number): FdTerminal | undefined {
     return this.fork(nonce, cols, rows, spec);
   }
 
-  private fork(nonce: string, cols: number, rows: number, spec?: CommandSpec): ZygoteTerminal | undefined {
+  private fork(nonce: string, cols: number, rows: number, spec?: CommandSpec): FdTerminal | undefined {
     if (!this.usable) return undefined;
     let fds: { master: number; slave: number; pty: string };
     try {
@@ -186,7 +69,7 @@ export class Zygote {
     } catch {
       return undefined; // out of terminals (node-pty will say so with a clearer error), or no openpty
     }
-    const terminal = new ZygoteTerminal(fds.master, fds.slave);
+    const terminal = new FdTerminal(fds.master, fds.slave);
     this.starting.set(nonce, terminal);
     this.child.stdin!.write(zygoteRequest(nonce, fds.pty, spec));
     return terminal;
