@@ -89,7 +89,7 @@ export function oauthOptions(config: Config, built: { store: OAuthStore; log: (m
   };
 }
 
-export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'hasRunningCommand' | 'log' | 'oauth'>): HttpOptions {
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'oauth'>): HttpOptions {
   return {
     ...built,
     listen: config.listen,

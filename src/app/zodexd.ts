@@ -11,6 +11,7 @@ import type { Config } from './config/defaults.js';
 import { UsageError } from './config/errors.js';
 import { parseCli } from './config/parse.js';
 import { USAGE } from './config/usage.js';
+import { ModernServer } from '../server/modern/dispatch.js';
 import { conversationFactory } from './conversations.js';
 import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, stopStdio } from './lifecycle.js';
 import { httpOptions, oauthOptions } from './options.js';
@@ -27,11 +28,13 @@ function log(message: string): void {
 
 async function serve(config: Config, runtime: Runtime): Promise<void> {
   const open = conversationFactory(runtime);
+  // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
+  const modern = new ModernServer(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
   if (config.transport === 'http') {
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
-    const serving = await serveHttp(httpOptions(config, { open, hasRunningCommand, log, oauth }));
+    const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
     onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
     return;
   }
@@ -43,7 +46,7 @@ async function serve(config: Config, runtime: Runtime): Promise<void> {
     await stopStdio(serving!, runtime);
   });
   onStopSignals(STDIO_STOP_SIGNALS, stop);
-  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, log, onEnd: stop });
+  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, modern, log, onEnd: stop });
   await serving;
 }
 

@@ -8,9 +8,9 @@ import { TOOLS, type CallControl, type ToolContext } from '../tools/index.js';
 import type { Conversation } from './conversation.js';
 import { annotationsFor } from './instructions.js';
 import type { ServerRuntime } from './options.js';
-import { defineTool, serveTools, type Extra } from './tools.js';
+import { defineTool, serveTools, type CallExtra, type ToolEntry } from './tools.js';
 
-function callControl(extra: Extra): CallControl {
+function callControl(extra: CallExtra): CallControl {
   const token = extra._meta?.progressToken;
   let count = 0;
   return {
@@ -28,10 +28,19 @@ function callControl(extra: Extra): CallControl {
 }
 
 export function createMcpServer(runtime: ServerRuntime, conversation: Conversation): McpServer {
+  const { options } = runtime;
+  const server = new McpServer(serverInfo(runtime), { instructions: options.instructions, capabilities: { tools: {} } });
+  serveTools(server, toolsFor(runtime, conversation), runtime.log);
+  return server;
+}
+
+export const serverInfo = (runtime: ServerRuntime) => ({ name: 'zodex', version: runtime.options.version });
+
+// The tools one conversation (2025 era) or one agent (2026-07-28 era) is served, bound to it.
+export function toolsFor(runtime: ServerRuntime, conversation: Conversation): ToolEntry[] {
   const { options, engine } = runtime;
   const { limits } = options;
-  const server = new McpServer({ name: 'zodex', version: options.version }, { instructions: options.instructions, capabilities: { tools: {} } });
-  const context = (extra: Extra): ToolContext => ({
+  const context = (extra: CallExtra): ToolContext => ({
     engine,
     owner: conversation.id,
     agentId: () => conversation.agentId,
@@ -43,7 +52,5 @@ export function createMcpServer(runtime: ServerRuntime, conversation: Conversati
     call: callControl(extra),
   });
   const setup = { limits, annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool), conversation, context };
-  const tools = TOOLS.filter((tool) => options.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
-  serveTools(server, tools, runtime.log);
-  return server;
+  return TOOLS.filter((tool) => options.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
 }

@@ -22,11 +22,13 @@ import type { Conversation } from './conversation.js';
 import { errorResult } from './results.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+// What a tool's call uses of the request: the 2025 SDK's extra, or the modern era's own.
+export type CallExtra = Pick<Extra, 'signal' | '_meta' | 'sendNotification'>;
 
 // A tool as the SDK lists it, and its call with the argument types erased.
 export interface ToolEntry {
   definition: SdkTool;
-  call: (raw: Record<string, unknown>, extra: Extra) => Promise<CallToolResult>;
+  call: (raw: Record<string, unknown>, extra: CallExtra) => Promise<CallToolResult>;
 }
 
 export interface ToolSetup {
@@ -34,7 +36,7 @@ export interface ToolSetup {
   annotations: (tool: ToolName) => ToolAnnotations;
   conversation: Conversation;
   // What a handler may use during one call.
-  context: (extra: Extra) => ToolContext;
+  context: (extra: CallExtra) => ToolContext;
 }
 
 export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {

@@ -5,6 +5,8 @@
 // new one for an initialize request (capped: conversations.ts). A POST whose connection drops
 // is cancelled like notifications/cancelled. On shutdown (app/ decides when): drain() answers
 // newcomers 503 and waits for calls in flight; close() then ends every conversation and the listener.
+// A POST without Mcp-Session-Id whose body carries 2026-07-28 _meta goes to the modern server
+// instead (modern/classify.ts decides, modern/http.ts answers), behind the same guardrails.
 
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,7 +18,11 @@ import { readJsonBody } from '../net/body.js';
 import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
 import { listenOn, type BoundAddress } from '../net/listen.js';
 import type { OAuth } from '../oauth/index.js';
+import type { ModernServer } from '../server/modern/dispatch.js';
+import { MODERN_VERSION } from '../server/modern/envelope.js';
 import { cancelOnDrop } from './cancel.js';
+import { classifyPost, modernHeaders } from './modern/classify.js';
+import { serveModern, writeRejection } from './modern/http.js';
 import { ConversationTable, type Conversation } from './conversations.js';
 import type { ConversationFactory, Serving } from './serving.js';
 
@@ -46,6 +52,7 @@ export interface HttpOptions {
   // token); closed with the listener.
   oauth?: OAuth;
   open: ConversationFactory;
+  modern: ModernServer; // serves the 2026-07-28 requests
   // Whether the conversation with this id still owns a running command (then it is never evicted).
   hasRunningCommand: (id: string) => boolean;
   log: (line: string) => void;
@@ -133,6 +140,26 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     }
 
     const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string') {
+      if (req.method === 'POST') {
+        const route = classifyPost(modernHeaders(req.headers), body);
+        if (route.kind === 'reject') return writeRejection(res, route);
+        if (route.kind === 'modern') {
+          inFlight++;
+          try {
+            return await serveModern(req, res, route, options.modern);
+          } finally {
+            inFlight--;
+            if (inFlight === 0) drained?.();
+          }
+        }
+      } else if (modernHeaders(req.headers).protocolVersion === MODERN_VERSION) {
+        // 2026-07-28 has no GET stream and no session to DELETE.
+        res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method Not Allowed: protocol ${MODERN_VERSION} uses POST only (no GET stream, no session to DELETE)` } }));
+        return;
+      }
+    }
     let conversation: Conversation | undefined;
     let connected: Promise<void> | undefined;
     if (typeof sessionId === 'string') {
@@ -210,6 +237,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         draining = true;
         // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
         log(`${reason}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${ms} ms)`);
+        options.modern.endSubscriptions(); // a subscriptions/listen is no call to wait for
         server.closeIdleConnections();
       }
       return settled(ms);
@@ -222,6 +250,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         await settled(1_000);
         await Promise.all(conversations.values().map((conversation) => conversation.close()));
         oauth?.close();
+        options.modern.close();
         server.close();
         server.closeAllConnections();
         if (address.socketPath) fs.rmSync(address.socketPath, { force: true });

@@ -3,9 +3,13 @@
 // breaks or the transport closes: then onEnd tells the caller (app/), which stops the process
 // (the SDK's transport does not notice stdin closing while a PTY is open, so we listen ourselves).
 // Framing is our own (stdio-transport.ts): a bad or oversized line is answered, never fatal.
+// Both protocol eras: modern/stdio.ts routes each message to the conversation's SDK server (2025)
+// or the modern server (2026-07-28).
 
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
+import type { ModernServer } from '../server/modern/dispatch.js';
+import { StdioEraRouter } from './modern/stdio.js';
 import type { ConversationFactory, Serving } from './serving.js';
 import { FramedStdioTransport } from './stdio-transport.js';
 
@@ -14,6 +18,7 @@ export interface StdioOptions {
   output: Writable;
   maxMessageBytes: number; // one line at most (--max-body-bytes)
   open: ConversationFactory;
+  modern: ModernServer; // serves the 2026-07-28 requests
   log: (line: string) => void;
   onEnd: (why: string) => void; // called once: 'stdin closed', 'stdout closed' or 'transport closed'
 }
@@ -35,11 +40,15 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
   transport.onclose = () => end('transport closed');
 
   await conversation.connect(transport);
+  // connect() installed the SDK's handler; every message now passes the era router first.
+  const legacy = transport.onmessage!;
+  const router = new StdioEraRouter(options.modern, (message) => transport.send(message), legacy);
+  transport.onmessage = (message) => router.route(message);
   let closing: Promise<void> | undefined;
   return {
     close() {
       ended = true; // closing the conversation closes the transport: no onEnd for that
-      closing ??= conversation.close();
+      closing ??= conversation.close().finally(() => options.modern.close());
       return closing;
     },
   };

@@ -49,6 +49,7 @@ export interface Config {
   authToken: string | undefined;
   insecureNoAuth: boolean;
   httpIdleMs: number;
+  handleIdleMs: number; // 2026-07-28 era: a session_handle unused this long has its command killed
   drainMs: number;
   maxBodyBytes: number; // HTTP bodies and stdio lines alike
   maxConversations: number; // open HTTP sessions

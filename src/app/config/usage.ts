@@ -17,10 +17,13 @@ Transport:
   --auth-token-file PATH      require "Authorization: Bearer <token>"        [env ZODEX_AUTH_TOKEN]
   --insecure-no-auth          allow a non-loopback bind without a token (not recommended)
   --http-idle-ms N            end an idle HTTP session and kill its commands (default ${defaults.DEFAULT_HTTP_IDLE_MS})
+  --handle-idle-ms N          MCP 2026-07-28 requests (no session): kill a command whose session_handle
+                              no call used for N ms, on stdio and HTTP (default ${defaults.DEFAULT_HTTP_IDLE_MS})
   --drain-ms N                on SIGTERM, let calls in flight finish for up to N ms (default ${defaults.DEFAULT_DRAIN_MS})
   --max-body-bytes N          largest HTTP request body, and largest stdio line (default ${defaults.DEFAULT_MAX_BODY_BYTES})
-  --max-conversations N       open HTTP sessions; when full, idle ones without a running command
-                              are closed oldest first, else 503 (default ${defaults.DEFAULT_MAX_CONVERSATIONS})
+  --max-conversations N       open HTTP sessions (and agents known from 2026-07-28 requests); when
+                              full, idle ones without a running command are closed oldest first,
+                              else 503 (default ${defaults.DEFAULT_MAX_CONVERSATIONS})
   --headers-timeout-ms N      a request's headers must arrive within N ms, else 408 (default ${defaults.DEFAULT_HEADERS_TIMEOUT_MS})
   --body-timeout-ms N         a request's body must arrive within N ms, else 408 (default ${defaults.DEFAULT_BODY_TIMEOUT_MS})
 

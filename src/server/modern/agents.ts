@@ -1,0 +1,103 @@
+// Who is calling, in the modern era (no initialize, no session): the Agent ID is resolved per
+// request from the conversation id the client puts in _meta (agentKeyOf), else a stable fallback;
+// each key has one Conversation (its Agent ID, zodex_context memory), kept while it is used.
+
+import { createHash, randomUUID } from 'node:crypto';
+import { Conversation } from '../conversation.js';
+import type { ServerRuntime } from '../options.js';
+import type { Envelope } from './envelope.js';
+
+// _meta keys that name the client's conversation, in the order they are trusted (README, "Agent ID").
+export const CONVERSATION_META_KEYS = ['threadId', 'sessionId', 'openai/session', 'vscode.conversationId'] as const;
+// Set by Claude Code in the environment of a stdio server it spawns (its session id).
+export const CLAUDE_SESSION_ENV = 'CLAUDE_CODE_SESSION_ID';
+
+export interface AgentKey {
+  source: string; // the _meta key, the env variable, or "fallback"
+  key: string; // a digest: bounded whatever the client sent
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
+
+// peer: what identifies the transport end when nothing else does ("stdio", or the HTTP client's
+// address and token); env: the stdio process's environment.
+export function agentKeyOf(envelope: Envelope, peer: string, env: Record<string, string | undefined> = {}): AgentKey {
+  for (const name of CONVERSATION_META_KEYS) {
+    const value = envelope.meta[name];
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: digest(`meta\0${String(value)}`) };
+  }
+  const claude = env[CLAUDE_SESSION_ENV];
+  if (claude) return { source: CLAUDE_SESSION_ENV, key: digest(`env\0${claude}`) };
+  return { source: 'fallback', key: digest(`fallback\0${envelope.clientInfo?.name ?? ''}\0${peer}`) };
+}
+
+interface Entry {
+  conversation: Conversation;
+  lastUsed: number;
+  inFlight: number;
+}
+
+export class AgentTable {
+  private readonly table = new Map<string, Entry>();
+
+  constructor(
+    private readonly runtime: ServerRuntime,
+    readonly cap: number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  get size(): number {
+    return this.table.size;
+  }
+
+  private hasRunningCommand(entry: Entry): boolean {
+    return this.runtime.engine.list().some((session) => session.owner === entry.conversation.id && !session.hasEnded);
+  }
+
+  private idle(entry: Entry): boolean {
+    return entry.inFlight === 0 && !this.hasRunningCommand(entry);
+  }
+
+  // The conversation of `key` for one call (end it with release), or undefined when the table is
+  // full of agents that each have a call in flight or a command running.
+  acquire(key: string, now = Date.now()): Conversation | undefined {
+    let entry = this.table.get(key);
+    if (!entry) {
+      if (this.table.size >= this.cap) {
+        const oldest = [...this.table.entries()].filter(([, candidate]) => this.idle(candidate)).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
+        if (!oldest) return undefined;
+        this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`);
+        this.drop(oldest[0]);
+      }
+      entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`), lastUsed: now, inFlight: 0 };
+      this.table.set(key, entry);
+    }
+    entry.inFlight++;
+    entry.lastUsed = now;
+    return entry.conversation;
+  }
+
+  release(key: string, now = Date.now()): void {
+    const entry = this.table.get(key);
+    if (!entry) return;
+    entry.inFlight = Math.max(0, entry.inFlight - 1);
+    entry.lastUsed = now;
+  }
+
+  // Forgets agents unused for longer than idleMs that have no command running.
+  sweep(idleMs: number, now = Date.now()): void {
+    for (const [key, entry] of this.table) {
+      if (now - entry.lastUsed > idleMs && this.idle(entry)) this.drop(key);
+    }
+  }
+
+  close(): void {
+    for (const key of [...this.table.keys()]) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    const entry = this.table.get(key);
+    this.table.delete(key);
+    entry?.conversation.close();
+  }
+}

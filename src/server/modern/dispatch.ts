@@ -1,0 +1,178 @@
+// The modern-era (2026-07-28) server, transport-agnostic: one request in, one response out.
+// Flow: envelope (_meta) check -> method: server/discover | tools/list | tools/call (agent from
+// _meta, handle leases) | subscriptions/listen (held open) | anything else -32601.
+
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Conversation } from '../conversation.js';
+import { quote } from '../../errors.js';
+import type { ServerRuntime } from '../options.js';
+import { serverInfo, toolsFor } from '../server.js';
+import type { CallExtra, ToolEntry } from '../tools.js';
+import { AgentTable, agentKeyOf } from './agents.js';
+import { INVALID_PARAMS, META, METHOD_NOT_FOUND, SUPPORTED_MODERN_VERSIONS, readEnvelope, type Envelope } from './envelope.js';
+import { HandleLeases } from './handles.js';
+
+// tools/list and server/discover change only with zodexd's flags, alike for every caller.
+export const LIST_TTL_MS = 300_000;
+
+export type RequestId = string | number;
+export interface ModernRequest {
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown> | undefined;
+}
+export type ModernResponse =
+  | { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> }
+  | { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string; data?: unknown } };
+export interface Notification {
+  jsonrpc: '2.0';
+  method: string;
+  params: Record<string, unknown>;
+}
+
+// What the transport gives one request: cancellation, its own stream, who is at the other end.
+export interface RequestIo {
+  signal: AbortSignal; // aborted when the client cancels (stream closed, notifications/cancelled)
+  notify(message: Notification): void; // on this request's stream, before its response
+  peer: string; // fallback identity: "stdio", or the HTTP peer
+}
+
+export interface ModernOptions {
+  maxAgents: number;
+  handleIdleMs: number;
+  env?: Record<string, string | undefined>; // stdio: the process's environment (CLAUDE_CODE_SESSION_ID)
+}
+
+export class ModernServer {
+  readonly agents: AgentTable;
+  readonly leases = new HandleLeases();
+  private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
+  private readonly listeners = new Set<() => void>();
+  private readonly sweeper: NodeJS.Timeout;
+  // Definitions depend on the flags only: built once, on a conversation that never calls.
+  private readonly definitions: Tool[];
+  private readonly names: string[];
+  private readonly info: { name: string; version: string };
+
+  constructor(
+    private readonly runtime: ServerRuntime,
+    private readonly options: ModernOptions,
+  ) {
+    this.agents = new AgentTable(runtime, options.maxAgents, runtime.log);
+    this.definitions = toolsFor(runtime, new Conversation(runtime, 'tools-list')).map((tool) => tool.definition);
+    this.names = this.definitions.map((tool) => tool.name);
+    this.info = serverInfo(runtime);
+    this.sweeper = setInterval(() => this.sweep(), Math.max(50, Math.min(60_000, Math.floor(options.handleIdleMs / 4))));
+    this.sweeper.unref();
+  }
+
+  sweep(now = Date.now()): void {
+    const { engine, log } = this.runtime;
+    const killed = this.leases.sweep(this.options.handleIdleMs, (handle) => {
+      const session = engine.peek(handle);
+      if (!session || session.hasEnded) return false;
+      session.kill('killed');
+      return true;
+    }, now);
+    if (killed.length > 0) log(`${killed.length} command(s) killed: their session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`);
+    this.agents.sweep(this.options.handleIdleMs, now);
+  }
+
+  async handle(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+    const checked = readEnvelope(request.params);
+    if (!checked.ok) return error(request.id, checked.code, checked.message, checked.data);
+    const { envelope } = checked;
+    switch (request.method) {
+      case 'server/discover':
+        return ok(this.info, request.id, {
+          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
+          capabilities: { tools: {} },
+          instructions: this.runtime.options.instructions,
+          ttlMs: LIST_TTL_MS,
+          cacheScope: 'public',
+        });
+      case 'tools/list': {
+        return ok(this.info, request.id, { tools: this.definitions, ttlMs: LIST_TTL_MS, cacheScope: 'public' });
+      }
+      case 'tools/call':
+        return this.call(request, envelope, io);
+      case 'subscriptions/listen':
+        return this.listen(request, io);
+      default:
+        return error(request.id, METHOD_NOT_FOUND, `Method not found: ${clipMethod(request.method)} is not served by this server in protocol ${envelope.protocolVersion} (it serves server/discover, tools/list, tools/call, subscriptions/listen)`);
+    }
+  }
+
+  // Ends every open subscriptions/listen with its completion result (shutdown).
+  endSubscriptions(): void {
+    for (const end of [...this.listeners]) end();
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    this.endSubscriptions();
+    this.agents.close();
+  }
+
+  private async call(request: ModernRequest, envelope: Envelope, io: RequestIo): Promise<ModernResponse> {
+    const params = request.params ?? {};
+    if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
+    const raw = params.arguments ?? {};
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
+    // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
+    if (!this.names.includes(params.name)) {
+      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
+    }
+    const { key } = agentKeyOf(envelope, io.peer, this.options.env);
+    const conversation = this.agents.acquire(key);
+    if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
+    const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
+    if (params.name === 'write_stdin' && named) this.leases.begin(named);
+    try {
+      let byName = this.tools.get(conversation);
+      if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
+      const extra: CallExtra = {
+        signal: io.signal,
+        _meta: envelope.meta as CallExtra['_meta'],
+        sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
+      };
+      const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
+      const handed = (result.structuredContent as { session_handle?: unknown } | undefined)?.session_handle;
+      if (typeof handed === 'string') this.leases.issued(handed);
+      return ok(this.info, request.id, result as unknown as Record<string, unknown>);
+    } finally {
+      if (params.name === 'write_stdin' && named) this.leases.end(named, this.runtime.engine.peek(named)?.hasEnded === false);
+      this.agents.release(key);
+    }
+  }
+
+  // zodex's tool list never changes and it has no resources or prompts: the subscription is
+  // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown.
+  private listen(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+    const subscription = { [META.subscriptionId]: request.id };
+    io.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: {} } });
+    return new Promise((resolve) => {
+      const end = (response: ModernResponse | undefined) => {
+        this.listeners.delete(graceful);
+        io.signal.removeEventListener('abort', cancelled);
+        resolve(response);
+      };
+      const graceful = () => end({ jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...subscription, [META.serverInfo]: this.info } } });
+      const cancelled = () => end(undefined);
+      if (io.signal.aborted) return cancelled();
+      this.listeners.add(graceful);
+      io.signal.addEventListener('abort', cancelled, { once: true });
+    });
+  }
+}
+
+function ok(info: { name: string; version: string }, id: RequestId, result: Record<string, unknown>): ModernResponse {
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  return { jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: { ...meta, [META.serverInfo]: info } } };
+}
+
+function error(id: RequestId, code: number, message: string, data?: unknown): ModernResponse {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+const clipMethod = (method: string) => JSON.stringify(method.length > 80 ? `${method.slice(0, 80)}…` : method);
