@@ -5,6 +5,8 @@
 //
 //   npx zodex-conformance --stdio "node dist/cli/zodexd.js"
 //   npx zodex-conformance --url http://127.0.0.1:7391/mcp [--header "Authorization: Bearer T"]
+//   ... --protocol modern   the suite's client speaks MCP 2026-07-28 (per-request _meta, no
+//                           initialize); legacy (the default) speaks 2025-11-25
 //
 // Requirements that need to start the server with particular flags, or to look at its process
 // from outside, only run against this checkout's own zodexd (npm test); here they are listed
@@ -33,7 +35,7 @@ function runnableRoot() {
   fs.symlinkSync(parts.slice(0, at + 1).join(path.sep), path.join(copy, 'node_modules'), 'dir');
   return { root: copy, cleanup: () => fs.rmSync(copy, { recursive: true, force: true }) };
 }
-const usage = 'usage: zodex-conformance --stdio "CMD ARGS" | --url URL [--header "K: V"]... [--workers N] [--grep PATTERN]';
+const usage = 'usage: zodex-conformance --stdio "CMD ARGS" | --url URL [--header "K: V"]... [--protocol legacy|modern] [--workers N] [--grep PATTERN]';
 
 let flags;
 try {
@@ -42,6 +44,7 @@ try {
       stdio: { type: 'string' },
       url: { type: 'string' },
       header: { type: 'string', multiple: true },
+      protocol: { type: 'string', default: 'legacy' },
       workers: { type: 'string' },
       grep: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -60,10 +63,15 @@ if (Boolean(flags.stdio) === Boolean(flags.url)) {
   process.exit(2);
 }
 
+if (!['legacy', 'modern'].includes(flags.protocol)) {
+  console.error(`zodex-conformance: --protocol must be legacy (MCP 2025-11-25) or modern (MCP 2026-07-28), not ${JSON.stringify(flags.protocol.slice(0, 40))}\n${usage}`);
+  process.exit(2);
+}
+
 const results = process.env.ZODEX_CONFORMANCE_RESULTS || fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-'));
 const env = {
   ...process.env,
-  ZODEX_CONFORMANCE_TARGET: flags.stdio ? 'remote-stdio' : 'remote-http',
+  ZODEX_CONFORMANCE_TARGET: `${flags.stdio ? 'remote-stdio' : 'remote-http'}${flags.protocol === 'modern' ? '-modern' : ''}`,
   ZODEX_CONFORMANCE_RESULTS: results,
   ZODEX_CONFORMANCE_PRINT: '1',
   ...(flags.stdio ? { ZODEX_CONFORMANCE_STDIO: flags.stdio } : { ZODEX_CONFORMANCE_URL: flags.url, ZODEX_CONFORMANCE_HEADERS: (flags.header ?? []).join('\n') }),

@@ -20,7 +20,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 // Servers the suite starts keep their history in a scratch state dir, not the user's.
 process.env.XDG_STATE_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-state-'));
 const only = process.env.ZODEX_CONFORMANCE_TARGET;
-const targets = only ? [only] : ['stdio', 'http'];
+// Each managed target twice: the suite's client speaking 2025-11-25 (stdio, http) and 2026-07-28
+// (stdio-modern, http-modern). The container, browser and sandbox projects speak 2025-11-25.
+const targets = only ? [only] : ['stdio', 'http', 'stdio-modern', 'http-modern'];
 if (!only && process.env.ZODEX_DOCKER_UNAVAILABLE === undefined) {
   const why = dockerUnavailable();
   if (why !== undefined) {
@@ -31,11 +33,12 @@ if (!only && process.env.ZODEX_DOCKER_UNAVAILABLE === undefined) {
 }
 
 function project(name: string): Project<SuiteOptions> {
+  const modern = name.endsWith('-modern');
   return {
     name,
     testDir: './specs',
     grepInvert: EXCLUDED_TAGS[name] ?? [],
-    use: { target: name as SuiteOptions['target'] },
+    use: { target: name.replace(/-modern$/, '') as SuiteOptions['target'], protocol: modern ? 'modern' : 'legacy' },
   };
 }
 

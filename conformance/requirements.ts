@@ -7,9 +7,14 @@
 //           'stdio' / 'http' - a behaviour of that transport only
 //           'local-mode' - a behaviour of Local mode (the sandbox runs in Sprite mode)
 //           'container' / 'sandbox' / 'browser' - proved by that target alone
+//           'legacy' - the 2025-11-25 era's wire (initialize, sessions): the -modern projects skip it
+//                      and prove the 2026-07-28 counterpart (a 'modern' requirement)
+//           'modern' - the 2026-07-28 era's wire: only the -modern projects run it
+//           'era-neutral' - nothing of either era (argv, framing, timeouts before the body):
+//                      proved by the legacy projects only
 // A test registers with requirement(id, ...); the table reporter writes id x target results.
 
-export type Need = 'flags' | 'local' | 'stdio' | 'http' | 'container' | 'sandbox' | 'browser' | 'local-mode';
+export type Need = 'flags' | 'local' | 'stdio' | 'http' | 'container' | 'sandbox' | 'browser' | 'local-mode' | 'legacy' | 'modern' | 'era-neutral';
 
 export interface Requirement {
   source: string;
@@ -79,13 +84,13 @@ export const REQUIREMENTS = {
   'stdin.handle-not-conversation': r('002', 'A session handle is a process continuation capability. It is not a ChatGPT conversation ID.', 'a handle works from another conversation of the same server', ['http']),
 
   // --- transports (seed 003)
-  'transport.same-tools': r('003', 'The tool set is identical either way — the transport changes only who may connect and from where.', 'tools/list over stdio and over HTTP are identical', ['local']),
-  'stdio.stdout-protocol-only': r('003', 'The server speaks newline-delimited JSON-RPC 2.0 over stdin/stdout … Diagnostics go to stderr; stdout carries only the protocol.', 'every stdout line is one JSON-RPC message, even when commands print and the server logs', ['stdio', 'local']),
-  'stdio.parse-error': r('issue 12', 'malformed JSON gets -32700 … (with the id when it can be read); the server keeps serving and its sessions keep running', 'a truncated line and a non-JSON line each get -32700 (the id when its start shows it); the server answers after, a running session survives', ['stdio', 'local']),
-  'stdio.invalid-request': r('issue 12', 'an invalid request -32600 (with the id when it can be read)', 'wrong or missing jsonrpc, id null/object/1.5/true, string params, no method: each gets -32600 naming the field; server and session live on', ['stdio', 'local']),
-  'stdio.no-batches': r('issue 12', 'Malformed JSON-RPC over stdio gets no reply at all (… batches, empty batch …)', 'a batch and an empty batch get -32600 saying MCP has no batches, and none of their requests run; server and session live on', ['stdio', 'local']),
-  'stdio.message-too-large': r('issue 12', 'stdio: a message larger than the limit (the same 16 MiB as HTTP bodies, a flag) gets a JSON-RPC error naming the limit', 'a 17 MiB line gets -32600 MESSAGE_TOO_LARGE with its id, naming 16777216 and --max-body-bytes; server and session live on', ['stdio', 'local']),
-  'stdio.reply-fits-client': r('issue 12', 'No reply line is ever larger than what a stock SDK client accepts.', 'a tool result too large for the SDK stdio client (10 MiB) arrives as an isError REPLY_TOO_LARGE result and the connection lives on', ['stdio', 'flags', 'local']),
+  'transport.same-tools': r('003', 'The tool set is identical either way — the transport changes only who may connect and from where.', 'tools/list over stdio and over HTTP are identical', ['local', 'era-neutral']),
+  'stdio.stdout-protocol-only': r('003', 'The server speaks newline-delimited JSON-RPC 2.0 over stdin/stdout … Diagnostics go to stderr; stdout carries only the protocol.', 'every stdout line is one JSON-RPC message, even when commands print and the server logs', ['stdio', 'local', 'era-neutral']),
+  'stdio.parse-error': r('issue 12', 'malformed JSON gets -32700 … (with the id when it can be read); the server keeps serving and its sessions keep running', 'a truncated line and a non-JSON line each get -32700 (the id when its start shows it); the server answers after, a running session survives', ['stdio', 'local', 'era-neutral']),
+  'stdio.invalid-request': r('issue 12', 'an invalid request -32600 (with the id when it can be read)', 'wrong or missing jsonrpc, id null/object/1.5/true, string params, no method: each gets -32600 naming the field; server and session live on', ['stdio', 'local', 'era-neutral']),
+  'stdio.no-batches': r('issue 12', 'Malformed JSON-RPC over stdio gets no reply at all (… batches, empty batch …)', 'a batch and an empty batch get -32600 saying MCP has no batches, and none of their requests run; server and session live on', ['stdio', 'local', 'era-neutral']),
+  'stdio.message-too-large': r('issue 12', 'stdio: a message larger than the limit (the same 16 MiB as HTTP bodies, a flag) gets a JSON-RPC error naming the limit', 'a 17 MiB line gets -32600 MESSAGE_TOO_LARGE with its id, naming 16777216 and --max-body-bytes; server and session live on', ['stdio', 'local', 'era-neutral']),
+  'stdio.reply-fits-client': r('issue 12', 'No reply line is ever larger than what a stock SDK client accepts.', 'a tool result too large for the SDK stdio client (10 MiB) arrives as an isError REPLY_TOO_LARGE result and the connection lives on', ['stdio', 'flags', 'local', 'era-neutral']),
 
   // --- lifecycle
   // --- process hygiene (issue 12)
@@ -96,34 +101,50 @@ export const REQUIREMENTS = {
 
   'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),
   'lifecycle.signals': r('issue 2', 'SIGINT and SIGTERM do the same. No process outlives the server', 'SIGTERM and SIGINT end zodexd and every command it started', ['local']),
-  'cli.refusals': r('003', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused.', 'each refused flag combination exits 2 with one stderr line naming the flag, nothing on stdout', ['local']),
-  'cli.terminal-hint': r('issue 17', 'on a terminal zodexd says on stderr what it is waiting for and how to connect (stdio client config, or `--transport http`)', 'with stdin a terminal, zodexd over stdio says on stderr that it waits for an MCP client, the client config and --transport http, writes nothing on stdout and ends on Ctrl-D; with stdin a pipe it says nothing of it', ['local']),
-  'cli.npm-start-protocol-only': r('issue 17', '`npm start` writes nothing to stdout that is not protocol', 'npm start in the checkout, sent initialize on stdin: every stdout line is JSON-RPC, the first the initialize result', ['local', 'stdio']),
+  'cli.refusals': r('003', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused.', 'each refused flag combination exits 2 with one stderr line naming the flag, nothing on stdout', ['local', 'era-neutral']),
+  'cli.terminal-hint': r('issue 17', 'on a terminal zodexd says on stderr what it is waiting for and how to connect (stdio client config, or `--transport http`)', 'with stdin a terminal, zodexd over stdio says on stderr that it waits for an MCP client, the client config and --transport http, writes nothing on stdout and ends on Ctrl-D; with stdin a pipe it says nothing of it', ['local', 'era-neutral']),
+  'cli.npm-start-protocol-only': r('issue 17', '`npm start` writes nothing to stdout that is not protocol', 'npm start in the checkout, sent initialize on stdin: every stdout line is JSON-RPC, the first the initialize result', ['local', 'stdio', 'era-neutral']),
 
   // --- streamable HTTP (seed 003, issue 5)
-  'http.serving-line': r('003', 'Once bound, the server logs the resolved URL to stderr … Port 0 binds an ephemeral port, which that line then reports.', 'stderr says "serving over http on http://HOST:PORT/mcp" with the real port', ['http', 'flags', 'local']),
-  'http.path-404': r('003', 'zordon mcp --transport=http serves the streamable-HTTP transport … at http://HOST:PORT/mcp. Any other path returns 404.', '/, /mcp/x, /MCP and /sse answer 404; /mcp serves MCP', ['http']),
-  'http.stateful': r('issue 5', 'stateful (Mcp-Session-Id), protocol revision 2025-11-25 (older ones the SDK negotiates still work)', 'initialize returns an Mcp-Session-Id and negotiates 2025-11-25 and 2025-03-26', ['http']),
-  'http.host-loopback': r('003', 'On a loopback bind, a request whose Host header is not itself loopback is rejected', 'Host 127.0.0.1, 127.1.2.3, localhost and [::1], with and without port, are served', ['http', 'flags', 'local']),
-  'http.host-foreign': r('003', 'a request whose Host header is not itself loopback is rejected with 403 Forbidden: invalid Host header … the 403 body names the flag that would admit it.', 'a foreign Host gets 403 "Forbidden: invalid Host header" naming --allow-host, on every path and method', ['http', 'flags', 'local']),
-  'http.allow-host': r('003', '--allow-host widens the accepted Host headers without giving up the protection for everything else … The flag is repeatable', 'each --allow-host name is admitted (any port, any case) and nothing else', ['http', 'flags', 'local']),
-  'http.non-loopback-bind': r('003', 'Binding a non-loopback address is allowed and logs a warning. … (a non-loopback bind was already a deliberate act and imposes no Host rule)', 'a non-loopback bind warns, applies no Host rule, and requires a token unless --insecure-no-auth', ['http', 'flags', 'local']),
-  'http.origin': r('issue 5', 'Origin (MCP spec 2025-11-25: MUST): a request carrying an Origin whose host is not loopback and not allowed gets 403; no Origin is fine.', 'a foreign Origin gets 403; loopback, allowed or absent Origins are served', ['http', 'flags', 'local']),
-  'http.token': r('issue 5', 'When set, every request needs Authorization: Bearer TOKEN (constant-time comparison), else 401 with WWW-Authenticate: Bearer. The token never appears in logs.', 'missing or wrong token: 401 with WWW-Authenticate; right token: served; token absent from stderr', ['http', 'flags', 'local']),
-  'http.body-size': r('issue 5', 'an 8 MiB apply_patch request must pass … beyond your documented limit, 413 with a clear message.', 'an 8 MiB apply_patch succeeds; a body over --max-body-bytes gets 413 naming the limit', ['http', 'flags', 'local']),
-  'http.drain': r('003', 'The process runs in the foreground until interrupted; SIGINT/SIGTERM drain in-flight requests before it exits.', 'a call in flight when SIGTERM arrives completes, then zodexd exits 0', ['http', 'flags', 'local']),
-  'http.drop-cancels': r('issue 12', 'HTTP: a request whose connection drops is cancelled like any other cancelled call (its command is killed, its slot freed).', 'five exec_command calls whose connections drop on a --max-sessions 5 server leave it able to start a command', ['http', 'flags', 'local']),
-  'http.body-timeout': r('issue 12', 'Request bodies and headers have timeouts (408, then close).', 'a body sent at 1 byte per second gets 408 naming --body-timeout-ms and the connection closes; the server keeps serving', ['http', 'flags', 'local']),
-  'http.headers-timeout': r('issue 12', 'Request bodies and headers have timeouts (408, then close).', 'headers sent at 1 byte per second get 408 after --headers-timeout-ms and the connection closes; the server keeps serving', ['http', 'flags', 'local']),
-  'http.conversation-cap': r('issue 12', 'Open conversations are capped (flag; a sensible default); when the cap is reached, idle conversations with no running command are evicted oldest first, and a request that still cannot be admitted gets 503 with Retry-After and a message naming the flag.', 'at --max-conversations, the oldest idle session is evicted; when all are busy, initialize gets 503, Retry-After and the flag', ['http', 'flags', 'local']),
-  'http.guard-bounded-quotes': r('issue 12', 'Error texts quote at most ~200 characters of any input, then say how many more there were.', 'a 403 for a 4,000-character Host header or Origin quotes at most 200 characters of it and says how many more there were', ['http', 'flags']),
-  'http.drain-503': r('issue 12', 'During drain, new connections are refused at the socket instead of getting the documented 503.', 'a new connection during drain gets 503 with Retry-After and Connection: close while the call in flight completes', ['http', 'flags', 'local']),
-  'http.delete-kills': r('issue 5', 'Sessions own their processes: DELETE, or an idle expiry you choose and document, kills that session\'s process groups.', 'DELETE of an MCP session kills its running commands', ['http']),
-  'http.idle-expiry': r('issue 5', 'Sessions own their processes: DELETE, or an idle expiry you choose and document, kills that session\'s process groups.', 'an idle session expires after --http-idle-ms and its commands are killed', ['http', 'flags', 'local']),
+  'http.serving-line': r('003', 'Once bound, the server logs the resolved URL to stderr … Port 0 binds an ephemeral port, which that line then reports.', 'stderr says "serving over http on http://HOST:PORT/mcp" with the real port', ['http', 'flags', 'local', 'era-neutral']),
+  'http.path-404': r('003', 'zordon mcp --transport=http serves the streamable-HTTP transport … at http://HOST:PORT/mcp. Any other path returns 404.', '/, /mcp/x, /MCP and /sse answer 404; /mcp serves MCP', ['http', 'legacy']),
+  'http.stateful': r('issue 5', 'stateful (Mcp-Session-Id), protocol revision 2025-11-25 (older ones the SDK negotiates still work)', 'initialize returns an Mcp-Session-Id and negotiates 2025-11-25 and 2025-03-26', ['http', 'legacy']),
+  'http.host-loopback': r('003', 'On a loopback bind, a request whose Host header is not itself loopback is rejected', 'Host 127.0.0.1, 127.1.2.3, localhost and [::1], with and without port, are served', ['http', 'flags', 'local', 'legacy']),
+  'http.host-foreign': r('003', 'a request whose Host header is not itself loopback is rejected with 403 Forbidden: invalid Host header … the 403 body names the flag that would admit it.', 'a foreign Host gets 403 "Forbidden: invalid Host header" naming --allow-host, on every path and method', ['http', 'flags', 'local', 'legacy']),
+  'http.allow-host': r('003', '--allow-host widens the accepted Host headers without giving up the protection for everything else … The flag is repeatable', 'each --allow-host name is admitted (any port, any case) and nothing else', ['http', 'flags', 'local', 'legacy']),
+  'http.non-loopback-bind': r('003', 'Binding a non-loopback address is allowed and logs a warning. … (a non-loopback bind was already a deliberate act and imposes no Host rule)', 'a non-loopback bind warns, applies no Host rule, and requires a token unless --insecure-no-auth', ['http', 'flags', 'local', 'legacy']),
+  'http.origin': r('issue 5', 'Origin (MCP spec 2025-11-25: MUST): a request carrying an Origin whose host is not loopback and not allowed gets 403; no Origin is fine.', 'a foreign Origin gets 403; loopback, allowed or absent Origins are served', ['http', 'flags', 'local', 'legacy']),
+  'http.token': r('issue 5', 'When set, every request needs Authorization: Bearer TOKEN (constant-time comparison), else 401 with WWW-Authenticate: Bearer. The token never appears in logs.', 'missing or wrong token: 401 with WWW-Authenticate; right token: served; token absent from stderr', ['http', 'flags', 'local', 'legacy']),
+  'http.body-size': r('issue 5', 'an 8 MiB apply_patch request must pass … beyond your documented limit, 413 with a clear message.', 'an 8 MiB apply_patch succeeds; a body over --max-body-bytes gets 413 naming the limit', ['http', 'flags', 'local', 'legacy']),
+  'http.drain': r('003', 'The process runs in the foreground until interrupted; SIGINT/SIGTERM drain in-flight requests before it exits.', 'a call in flight when SIGTERM arrives completes, then zodexd exits 0', ['http', 'flags', 'local', 'legacy']),
+  'http.drop-cancels': r('issue 12', 'HTTP: a request whose connection drops is cancelled like any other cancelled call (its command is killed, its slot freed).', 'five exec_command calls whose connections drop on a --max-sessions 5 server leave it able to start a command', ['http', 'flags', 'local', 'legacy']),
+  'http.body-timeout': r('issue 12', 'Request bodies and headers have timeouts (408, then close).', 'a body sent at 1 byte per second gets 408 naming --body-timeout-ms and the connection closes; the server keeps serving', ['http', 'flags', 'local', 'era-neutral']),
+  'http.headers-timeout': r('issue 12', 'Request bodies and headers have timeouts (408, then close).', 'headers sent at 1 byte per second get 408 after --headers-timeout-ms and the connection closes; the server keeps serving', ['http', 'flags', 'local', 'era-neutral']),
+  'http.conversation-cap': r('issue 12', 'Open conversations are capped (flag; a sensible default); when the cap is reached, idle conversations with no running command are evicted oldest first, and a request that still cannot be admitted gets 503 with Retry-After and a message naming the flag.', 'at --max-conversations, the oldest idle session is evicted; when all are busy, initialize gets 503, Retry-After and the flag', ['http', 'flags', 'local', 'legacy']),
+  'http.guard-bounded-quotes': r('issue 12', 'Error texts quote at most ~200 characters of any input, then say how many more there were.', 'a 403 for a 4,000-character Host header or Origin quotes at most 200 characters of it and says how many more there were', ['http', 'flags', 'era-neutral']),
+  'http.drain-503': r('issue 12', 'During drain, new connections are refused at the socket instead of getting the documented 503.', 'a new connection during drain gets 503 with Retry-After and Connection: close while the call in flight completes', ['http', 'flags', 'local', 'legacy']),
+  'http.delete-kills': r('issue 5', 'Sessions own their processes: DELETE, or an idle expiry you choose and document, kills that session\'s process groups.', 'DELETE of an MCP session kills its running commands', ['http', 'legacy']),
+  'http.idle-expiry': r('issue 5', 'Sessions own their processes: DELETE, or an idle expiry you choose and document, kills that session\'s process groups.', 'an idle session expires after --http-idle-ms and its commands are killed', ['http', 'flags', 'local', 'legacy']),
   'http.concurrent-sessions': r('issue 5', 'Many concurrent sessions work independently.', 'eight conversations run commands at once, each seeing only its own output', ['http']),
-  'http.official-suite': r('issue 5', 'The official suite: @modelcontextprotocol/conformance@0.1.13 … passes in CI for server-initialize, ping, tools-list, server-sse-multiple-streams and dns-rebinding-protection', 'the official conformance scenarios pass against zodexd', ['http', 'flags', 'local']),
-  'interop.inspector-cli': r('issue 5', 'A third-party client: @modelcontextprotocol/inspector-cli@1.0.3 lists the tools and runs exec_command over HTTP and over stdio.', 'inspector-cli lists the tools and runs exec_command', ['local']),
+  'http.official-suite': r('issue 5', 'The official suite: @modelcontextprotocol/conformance@0.1.13 … passes in CI for server-initialize, ping, tools-list, server-sse-multiple-streams and dns-rebinding-protection', 'the official conformance scenarios pass against zodexd', ['http', 'flags', 'local', 'legacy']),
+  'interop.inspector-cli': r('issue 5', 'A third-party client: @modelcontextprotocol/inspector-cli@1.0.3 lists the tools and runs exec_command over HTTP and over stdio.', 'inspector-cli lists the tools and runs exec_command', ['local', 'legacy']),
   'progress.long-yield': r('issue 5', 'when a call carries a progressToken, send notifications/progress at least every 10 s while a yield is waiting … Works on stdio too.', 'a 25 s yield with a progressToken receives progress notifications at most 10 s apart'),
+
+  // --- MCP 2026-07-28 beside 2025-11-25 (issue 15)
+  'modern.discover': r('issue 15', 'server/discover is required … zodexd serves both revisions on stdio and on HTTP at the same /mcp, chosen per request as the revision says', 'server/discover is answered before any initialize, on stdio and HTTP: supportedVersions ["2026-07-28"], capabilities.tools, instructions, serverInfo in _meta, ttlMs and cacheScope, resultType complete', ['modern']),
+  'modern.results': r('issue 15', 'results carry `resultType`, `tools/list` carries a TTL', 'tools/list and tools/call results carry resultType complete and _meta serverInfo; tools/list carries ttlMs and cacheScope public; the tools equal the 2025 list', ['modern']),
+  'modern.stdio-era': r('issue 15', 'a 2025-11-25 client still initializes, gets a session, and everything it gets today', 'stdio: a server/discover probe then initialize (2025-06-18, as Codex sends) is served as 2025; a modern request pins the process modern and a later initialize gets -32022', ['modern', 'stdio']),
+  'modern.http-both-eras': r('issue 15', 'zodexd serves both revisions on stdio and on HTTP at the same `/mcp`, chosen per request', 'one /mcp serves a 2025 session (Mcp-Session-Id) and session-less 2026-07-28 requests side by side; a 2026-07-28 request mints no session id; GET with the modern version header is 405', ['modern', 'http']),
+  'modern.header-ladder': r('issue 15', 'version, client capabilities and client identity travel in each request\'s `_meta` (mirrored in the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers)', 'a missing or mismatched MCP-Protocol-Version, Mcp-Method or Mcp-Name gets 400 and -32020 and runs nothing; a Base64-sentinel Mcp-Name is decoded', ['modern', 'http']),
+  'modern.version-method-envelope': r('issue 15', 'The new revision removes the initialize handshake', 'an unserved version gets -32022 with data.supported (HTTP 400); an unknown method (ping, initialize with _meta) -32601 (HTTP 404); a missing envelope key -32602 (HTTP 400); an unknown tool -32602, on stdio and HTTP', ['modern']),
+  'modern.listen': r('issue 15', '`subscriptions/listen` if a client opens it (Claude Code does) — answer correctly even if zodex has nothing to notify', 'subscriptions/listen is acknowledged first with an empty filter and its subscriptionId, stays open, and at SIGTERM ends with a resultType complete response', ['modern']),
+  'modern.stream-close-cancels': r('issue 15', 'a cancelled request (its stream closed) cancels its call', 'HTTP: closing a tools/call stream kills the exec_command it ran (a --max-sessions 1 server can start a command again); stdio: notifications/cancelled does the same and gets no response', ['modern', 'flags']),
+  'modern.handle-idle': r('issue 15', 'a running command belongs to its handle; a handle unused for `--handle-idle-ms` (default as today\'s HTTP idle) is killed', 'with --handle-idle-ms 1500 a command whose handle nobody uses is killed (write_stdin reports killed), one polled meanwhile keeps running', ['modern', 'flags']),
+  'modern.agent-id': r('issue 15', 'the Local-mode Agent ID (seed 002: "resolved from conversation metadata, not passed as a model-visible input"): from the request\'s `_meta` … with a stable fallback', 'calls with the same _meta threadId share one Agent ID, another threadId gets another; calls carrying no conversation id share the clientInfo fallback; the first result of each agent carries its zodex_context', ['modern', 'flags', 'local-mode']),
+  'modern.progress-own-stream': r('issue 15', 'progress: on the request\'s own stream', 'HTTP: a tools/call with a progressToken is answered as its own SSE stream: progress notifications, then the result', ['modern', 'http']),
+  'modern.guardrails': r('issue 15', 'Every guardrail holds in both eras: Host and Origin rules, token, body limit, the 404 for other paths.', '2026-07-28 POSTs get the 403 Host and Origin refusals, 401 without the token, 413 over --max-body-bytes and 404 on other paths, as 2025 ones do', ['modern', 'http', 'flags', 'local']),
+  'modern.agent-cap': r('issue 12', 'Open conversations are capped … a request that still cannot be admitted gets 503 with Retry-After and a message naming the flag.', 'with --max-conversations 1, a 2026-07-28 call of a second agent while the first has a command running gets 503 naming the flag; after that command ends it is served', ['modern', 'http', 'flags', 'local']),
+  'modern.drain': r('003', 'SIGINT/SIGTERM drain in-flight requests before it exits.', 'a 2026-07-28 call in flight at SIGTERM completes and a new one gets 503, then zodexd exits 0', ['modern', 'http', 'flags', 'local']),
 
   // --- long and interactive commands (issue 13)
   'wait.max-yield': r('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …); a longer yield_time_ms is clamped, never rejected, and the result says what was used. A command still running at the cap returns running with its handle as now.', 'with --max-yield-ms 1500 a longer yield returns running with its handle at the cap, yield_time_ms 1500 in the result, on exec_command and write_stdin', ['flags']),
@@ -240,6 +261,9 @@ const TAG_OF_NEED: Record<Need, string> = {
   container: '@container-only',
   sandbox: '@sandbox-only',
   'local-mode': '@local-mode',
+  legacy: '@legacy-only',
+  modern: '@modern-only',
+  'era-neutral': '@era-neutral',
 };
 
 export function tagsFor(id: RequirementId): string[] {
@@ -247,8 +271,9 @@ export function tagsFor(id: RequirementId): string[] {
   return (entry.needs ?? []).map((need) => TAG_OF_NEED[need]);
 }
 
-// The project-level filters: which tags a target cannot run.
-export const EXCLUDED_TAGS: Record<string, RegExp[]> = {
+// The project-level filters: which tags a target cannot run. A project named TARGET-modern runs
+// TARGET with the suite's client speaking 2026-07-28 (harness/modern.ts).
+const TARGET_EXCLUDED: Record<string, RegExp[]> = {
   stdio: [/@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
   http: [/@stdio-only/, /@browser/, /@container-only/, /@sandbox-only/],
   'remote-stdio': [/@flags/, /@local/, /@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
@@ -256,6 +281,12 @@ export const EXCLUDED_TAGS: Record<string, RegExp[]> = {
   container: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@sandbox-only/],
   sandbox: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@container-only/, /@local-mode/],
 };
+export const EXCLUDED_TAGS: Record<string, RegExp[]> = Object.fromEntries(
+  Object.entries(TARGET_EXCLUDED).flatMap(([target, tags]) => [
+    [target, [...tags, /@modern-only/]],
+    [`${target}-modern`, [...tags, /@legacy-only/, /@era-neutral/]],
+  ]),
+);
 
 // Targets that run only the requirements carrying their tag (the project's grep).
 export const ONLY_TAGS: Record<string, RegExp> = { browser: /@browser/ };

@@ -4,7 +4,7 @@
 
 import { test as base } from '@playwright/test';
 import { REQUIREMENTS, tagsFor, type RequirementId } from '../requirements.js';
-import { resolveTarget, type ServerOptions, type Target, type TargetName } from './target.js';
+import { resolveTarget, type Protocol, type ServerOptions, type Target, type TargetName } from './target.js';
 import { Zodex } from './zodex.js';
 
 export interface SuiteFixtures {
@@ -14,10 +14,12 @@ export interface SuiteFixtures {
 
 export interface SuiteOptions {
   target: TargetName;
+  protocol: Protocol;
 }
 
 export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptions & { targetImpl: Target }>({
   target: ['stdio', { option: true, scope: 'worker' }],
+  protocol: ['legacy', { option: true, scope: 'worker' }],
   // The container targets need Docker; without it (and without ZODEX_NO_SKIP) they skip, saying why.
   dockerGate: [
     async ({ target }, use, testInfo) => {
@@ -27,7 +29,7 @@ export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptio
     },
     { auto: true },
   ],
-  targetImpl: [async ({ target }, use) => use(resolveTarget(target)), { scope: 'worker' }],
+  targetImpl: [async ({ target, protocol }, use) => use(resolveTarget(target, protocol)), { scope: 'worker' }],
   zodex: async ({ targetImpl }, use) => {
     const open: Zodex[] = [];
     await use(async (options) => {

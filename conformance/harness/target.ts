@@ -11,12 +11,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ModernClientTransport, ModernHttpPipe } from './modern.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, '../..');
 export const ZODEXD = process.env.ZODEXD_BIN ?? path.join(REPO_ROOT, 'dist/cli/zodexd.js');
 
 export type TargetName = 'stdio' | 'http' | 'container' | 'sandbox' | 'remote-stdio' | 'remote-http';
+// The protocol era the suite's client speaks: 2025-11-25 with initialize and sessions, or
+// 2026-07-28 with per-request _meta (modern.ts).
+export type Protocol = 'legacy' | 'modern';
 
 export interface ServerOptions {
   args?: string[]; // extra zodexd flags (managed targets only)
@@ -43,6 +47,7 @@ export interface Connection {
 
 export interface Target {
   name: TargetName;
+  protocol: Protocol;
   managed: boolean; // true: per-test flags and process inspection are possible
   transport: 'stdio' | 'http';
   connect(options?: ServerOptions): Promise<Connection>;
@@ -91,6 +96,16 @@ export async function startHttpServer(args: string[] = [], env: Record<string, s
   return { process: child, pid: child.pid!, stderr: () => stderr, url, exited };
 }
 
+// Runs `body` against a zodexd of its own (started with `args`), stopped afterwards.
+export async function withServer<T>(args: string[], body: (server: ManagedServer & { url: string }) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+  const server = await startHttpServer(args, env);
+  try {
+    return await body(server);
+  } finally {
+    await stopServer(server);
+  }
+}
+
 export async function stopServer(server: ManagedServer): Promise<void> {
   if (server.process.exitCode !== null || server.process.signalCode !== null) return;
   server.process.kill('SIGTERM');
@@ -99,9 +114,10 @@ export async function stopServer(server: ManagedServer): Promise<void> {
   clearTimeout(timer);
 }
 
-function stdioTarget(name: TargetName, command: string[] | undefined): Target {
+function stdioTarget(name: TargetName, command: string[] | undefined, protocol: Protocol): Target {
   return {
     name,
+    protocol,
     managed: command === undefined,
     transport: 'stdio',
     async connect(options = {}) {
@@ -110,7 +126,7 @@ function stdioTarget(name: TargetName, command: string[] | undefined): Target {
       let stderr = '';
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const client = newClient();
-      await client.connect(transport);
+      await client.connect(protocol === 'modern' ? new ModernClientTransport(transport) : transport);
       const pid = transport.pid ?? -1;
       const child = (transport as unknown as { _process?: ChildProcess })._process;
       const server: ManagedServer | undefined =
@@ -137,33 +153,34 @@ export function httpHeaders(headers: string[]): Record<string, string> {
   return result;
 }
 
-export async function connectHttp(url: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: Transport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+export async function connectHttp(url: string, headers: Record<string, string> = {}, protocol: Protocol = 'legacy'): Promise<{ client: Client; transport: Transport }> {
+  const transport = protocol === 'modern' ? new ModernClientTransport(new ModernHttpPipe(url, headers)) : new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = newClient();
   await client.connect(transport);
   return { client, transport };
 }
 
-function httpTarget(name: TargetName, remote: { url: string; headers: Record<string, string> } | undefined): Target {
+function httpTarget(name: TargetName, remote: { url: string; headers: Record<string, string> } | undefined, protocol: Protocol): Target {
   return {
     name,
+    protocol,
     managed: remote === undefined,
     transport: 'http',
     async connect(options = {}) {
       if (remote) {
-        const { client } = await connectHttp(remote.url, remote.headers);
+        const { client } = await connectHttp(remote.url, remote.headers, protocol);
         return { client, server: undefined, endpoint: remote, close: () => client.close() };
       }
       const server = await startHttpServer(options.args, options.env, options.cwd);
       const token = options.env?.ZODEX_AUTH_TOKEN;
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-      const { client, transport } = await connectHttp(server.url, headers);
+      const { client, transport } = await connectHttp(server.url, headers, protocol);
       return {
         client,
         server,
         endpoint: { url: server.url, headers },
         async close() {
-          await (transport as StreamableHTTPClientTransport).terminateSession().catch(() => {});
+          if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {});
           await client.close();
           await stopServer(server);
         },
@@ -173,23 +190,23 @@ function httpTarget(name: TargetName, remote: { url: string; headers: Record<str
 }
 
 // The target of this run: a project name (managed), or what the runner was pointed at.
-export function resolveTarget(name: TargetName): Target {
+export function resolveTarget(name: TargetName, protocol: Protocol = 'legacy'): Target {
   const headers = httpHeaders((process.env.ZODEX_CONFORMANCE_HEADERS ?? '').split('\n').filter(Boolean));
   switch (name) {
     case 'stdio':
-      return stdioTarget(name, undefined);
+      return stdioTarget(name, undefined, protocol);
     case 'http':
-      return httpTarget(name, undefined);
+      return httpTarget(name, undefined, protocol);
     case 'remote-stdio':
-      return stdioTarget(name, splitCommand(requiredEnv('ZODEX_CONFORMANCE_STDIO')));
+      return stdioTarget(name, splitCommand(requiredEnv('ZODEX_CONFORMANCE_STDIO')), protocol);
     case 'remote-http':
     case 'container':
-      return httpTarget(name, { url: requiredEnv('ZODEX_CONFORMANCE_URL'), headers });
+      return httpTarget(name, { url: requiredEnv('ZODEX_CONFORMANCE_URL'), headers }, protocol);
     case 'sandbox': // zodexd in a container, started by the global setup
       return httpTarget(name, {
         url: requiredEnv('ZODEX_SANDBOX_URL'),
         headers: httpHeaders((process.env.ZODEX_SANDBOX_HEADERS ?? '').split('\n').filter(Boolean)),
-      });
+      }, protocol);
   }
 }
 

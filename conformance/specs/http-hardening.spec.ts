@@ -6,16 +6,7 @@ import net from 'node:net';
 import { expect, requirement } from '../harness/fixtures.js';
 import { MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
 import { structuredOf } from '../harness/zodex.js';
-import { connectHttp, startHttpServer, stopServer, type ManagedServer } from '../harness/target.js';
-
-async function withServer(args: string[], body: (server: ManagedServer & { url: string }) => Promise<void>): Promise<void> {
-  const server = await startHttpServer(args);
-  try {
-    await body(server);
-  } finally {
-    await stopServer(server);
-  }
-}
+import { connectHttp, withServer } from '../harness/target.js';
 
 // An initialized conversation over raw HTTP: its session id.
 async function rawSession(url: string): Promise<string> {

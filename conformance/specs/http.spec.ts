@@ -9,19 +9,10 @@ import { promisify } from 'node:util';
 import { expect, requirement, test } from '../harness/fixtures.js';
 import { INITIALIZE, MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
 import { structuredOf } from '../harness/zodex.js';
-import { REPO_ROOT, connectHttp, startHttpServer, stopServer, type ManagedServer } from '../harness/target.js';
+import { REPO_ROOT, connectHttp, startHttpServer, withServer } from '../harness/target.js';
 
 const run = promisify(execFile);
 const TOKEN = 'conformance-token-0123456789abcdef';
-
-async function withServer<T>(args: string[], body: (server: ManagedServer & { url: string }) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
-  const server = await startHttpServer(args, env);
-  try {
-    return await body(server);
-  } finally {
-    await stopServer(server);
-  }
-}
 
 function withHost(url: string, host: string): [string, Record<string, string>] {
   return [url, { host }];

@@ -58,7 +58,7 @@ export async function serveModern(req: http.IncomingMessage, res: http.ServerRes
       return;
     }
     const status = 'error' in response ? statusOf(response.error.code) : 200;
-    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.writeHead(status, { 'Content-Type': 'application/json', ...(status === 503 ? { 'Retry-After': '5' } : {}) });
     res.end(JSON.stringify(response));
   } finally {
     clearInterval(keepalive);
