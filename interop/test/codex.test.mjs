@@ -62,3 +62,18 @@ test('config.toml, HTTP with bearer_token_env_var', async () => {
     await server.stop();
   }
 });
+
+test('config.toml, HTTP, with the mcp_2026_07_28 feature: Codex speaks MCP 2026-07-28 and zodexd serves it without a session', async () => {
+  const server = await startZodexHttp();
+  try {
+    const servers = `[mcp_servers.zodex]\nurl = "${server.url}"\nrequired = true\n`;
+    await echoThrough('cx-http-modern', () => servers, { shell_tool: false, mcp_2026_07_28: true });
+    assert.match(server.stderr(), /MCP 2026-07-28 request from codex-mcp-client [\d.]+ \(server\/discover\)/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('config.toml, stdio, with the mcp_2026_07_28 feature (Codex 0.171 still initializes over stdio, with 2025-06-18): served', async () => {
+  await echoThrough('cx-stdio-modern', () => STDIO, { shell_tool: false, mcp_2026_07_28: true });
+});

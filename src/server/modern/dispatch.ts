@@ -4,7 +4,7 @@
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Conversation } from '../conversation.js';
-import { quote } from '../../errors.js';
+import { clipText, quote } from '../../errors.js';
 import type { ServerRuntime } from '../options.js';
 import { serverInfo, toolsFor } from '../server.js';
 import type { CallExtra, ToolEntry } from '../tools.js';
@@ -48,6 +48,7 @@ export class ModernServer {
   readonly leases = new HandleLeases();
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
+  private readonly clients = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
   // Definitions depend on the flags only: built once, on a conversation that never calls.
   private readonly definitions: Tool[];
@@ -82,6 +83,7 @@ export class ModernServer {
     const checked = readEnvelope(request.params);
     if (!checked.ok) return error(request.id, checked.code, checked.message, checked.data);
     const { envelope } = checked;
+    this.noteClient(envelope, request.method);
     switch (request.method) {
       case 'server/discover':
         return ok(this.info, request.id, {
@@ -103,6 +105,14 @@ export class ModernServer {
     }
   }
 
+  // One stderr line per client the first time it speaks this era (bounded): which clients are modern.
+  private noteClient(envelope: Envelope, method: string): void {
+    const name = clipText(`${envelope.clientInfo?.name ?? '(no clientInfo)'} ${envelope.clientInfo?.version ?? ''}`.trim(), 100);
+    if (this.clients.has(name) || this.clients.size >= 100) return;
+    this.clients.add(name);
+    this.runtime.log(`MCP ${envelope.protocolVersion} request from ${name} (${clipText(method, 60)}): serving it without a session`);
+  }
+
   // Ends every open subscriptions/listen with its completion result (shutdown).
   endSubscriptions(): void {
     for (const end of [...this.listeners]) end();
@@ -117,7 +127,7 @@ export class ModernServer {
   private async call(request: ModernRequest, envelope: Envelope, io: RequestIo): Promise<ModernResponse> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
-    const raw = params.arguments ?? {};
+    const raw = params.arguments === undefined ? {} : params.arguments;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
     // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
     if (!this.names.includes(params.name)) {

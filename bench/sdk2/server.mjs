@@ -1,4 +1,6 @@
-// Minimal server: node server.mjs <v2|v1> <stdio|http> [port] [legacyMode: sessionful|stateless]
+// The SDK choices of issue 15, as minimal servers with one `echo` tool, for bench/modern-roundtrip.mjs:
+// node server.mjs <v2|v1> <stdio|http> [port] [sessionful|stateless]   (v2: @modelcontextprotocol/server 2.4.0
+// + @modelcontextprotocol/node 2.1.2, both eras on one endpoint; v1: @modelcontextprotocol/sdk 1.32.2)
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import * as z from 'zod';
