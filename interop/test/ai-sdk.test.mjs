@@ -43,7 +43,7 @@ for (const transport of ['stdio', 'http']) {
           console.log(`# AI SDK over stdio fell back to 2025-11-25: zodexd answered its probe ${latency} ms after spawn (the client waits 1000 ms)`);
         } else assert.ok(!report.sent.includes('initialize'), `the client fell back: ${report.sent}`);
       } else {
-        assert.match(server.stderr(), /MCP 2026-07-28 request from ai-sdk-interop /);
+        assert.match(server?.stderr() ?? '', /MCP 2026-07-28 request from ai-sdk-interop /);
       }
       if (transport === 'http' || report.era === 'modern') {
         assert.equal(report.era, 'modern', JSON.stringify(report));
