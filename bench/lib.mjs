@@ -139,7 +139,11 @@ export function gitVersion() {
 // Minimal JSON-RPC clients, one per transport, doing the same work: send a request, wait for
 // the response with the same id. They measure what the server and the transport cost, without
 // the SDK client's own (unequal) overhead per transport.
-export async function rawStdio(args = [], script = ZODEXD) {
+// era 'modern': MCP 2026-07-28, no initialize, the _meta envelope on every request.
+const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+const withEnvelope = (era, params = {}) => (era === 'modern' ? { ...params, _meta: { ...params._meta, ...ENVELOPE } } : params);
+
+export async function rawStdio(args = [], script = ZODEXD, era = 'legacy') {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
   const waiting = new Map();
   let buffer = '';
@@ -158,14 +162,15 @@ export async function rawStdio(args = [], script = ZODEXD) {
     new Promise((resolve) => {
       id += 1;
       waiting.set(id, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: withEnvelope(era, params) })}\n`);
     });
+  if (era === 'modern') return { request, pid: child.pid, close: () => child.stdin.end() };
   await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   return { request, pid: child.pid, close: () => child.stdin.end() };
 }
 
-export async function rawHttp(url) {
+export async function rawHttp(url, era = 'legacy') {
   const http = await import('node:http');
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -173,7 +178,9 @@ export async function rawHttp(url) {
   let id = 0;
   const post = (body) =>
     new Promise((resolve, reject) => {
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': era === 'modern' ? '2026-07-28' : '2025-11-25' };
+      if (era === 'modern') headers['mcp-method'] = body.method;
+      if (era === 'modern' && body.method === 'tools/call') headers['mcp-name'] = body.params.name;
       if (session) headers['mcp-session-id'] = session;
       const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers }, (res) => {
         session ??= res.headers['mcp-session-id'];
@@ -188,7 +195,8 @@ export async function rawHttp(url) {
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
-  const request = (method, params) => post({ jsonrpc: '2.0', id: ++id, method, params });
+  const request = (method, params) => post({ jsonrpc: '2.0', id: ++id, method, params: withEnvelope(era, params) });
+  if (era === 'modern') return { request, close: () => agent.destroy() };
   await request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { request, close: () => agent.destroy() };
