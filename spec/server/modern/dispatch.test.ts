@@ -1,0 +1,69 @@
+// The modern-era server without a transport: methods, errors, agents from _meta, listen.
+import { describe, expect, it } from 'vitest';
+import { ModernServer, type ModernResponse, type Notification, type RequestIo } from '../../../src/server/modern/dispatch.js';
+import type { Runtime } from '../../../src/server/runtime.js';
+import { fakeRuntime } from '../support.js';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'spec', version: '1' } };
+
+function server(mode: 'local' | 'sprite' = 'local') {
+  const fake = fakeRuntime(mode);
+  const runtime = fake.runtime as unknown as { config: Record<string, unknown>; engine: Record<string, unknown> };
+  Object.assign(runtime.config, { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20, annotations: 'seed', startDir: '/', defaultWorkdir: undefined });
+  Object.assign(runtime.engine, { list: () => [], peek: () => undefined });
+  const modern = new ModernServer(fake.runtime as Runtime, { maxAgents: 4, handleIdleMs: 60_000 });
+  const notified: Notification[] = [];
+  const io = (abort = new AbortController()): RequestIo => ({ signal: abort.signal, notify: (n) => void notified.push(n), peer: 'stdio' });
+  const ask = (method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, via = io()) =>
+    modern.handle({ id: 1, method, params: { ...params, _meta: { ...META, ...meta } } }, via) as Promise<ModernResponse & { result?: Record<string, any>; error?: { code: number; message: string } }>;
+  return { modern, ask, io, notified, fake };
+}
+
+describe('ModernServer', () => {
+  it('answers server/discover and tools/list with resultType, serverInfo and cache hints', async () => {
+    const { ask, modern } = server();
+    const discover = await ask('server/discover');
+    expect(discover.result).toMatchObject({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'zodex' } } });
+    const list = await ask('tools/list');
+    expect(list.result!.tools.map((tool: { name: string }) => tool.name)).toEqual(['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']);
+    expect(list.result!.ttlMs).toBe(300_000);
+    modern.close();
+  });
+
+  it('answers other methods -32601, an unknown tool or bad arguments -32602, a missing envelope -32602', async () => {
+    const { ask, modern } = server('sprite');
+    for (const method of ['ping', 'initialize', 'prompts/list']) expect((await ask(method)).error?.code).toBe(-32601);
+    const unknown = await ask('tools/call', { name: 'set_agent_alias', arguments: {} });
+    expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^UNKNOWN_TOOL: no tool is named "set_agent_alias"; the tools are exec_command, write_stdin, apply_patch$/) });
+    expect((await ask('tools/call', { name: 'exec_command', arguments: null })).error?.code).toBe(-32602);
+    expect((await modern.handle({ id: 2, method: 'tools/list' }, server().io())).error?.code).toBe(-32602);
+    modern.close();
+  });
+
+  it('resolves one Agent ID per conversation id in _meta, and one for the fallback', async () => {
+    const { ask, modern } = server();
+    const agentOf = async (meta: Record<string, unknown>) => (await ask('tools/call', { name: 'set_agent_alias', arguments: { alias: 'x' } }, meta)).result!.structuredContent.agent_id;
+    const a = await agentOf({ threadId: 'A' });
+    expect(await agentOf({ threadId: 'A' })).toBe(a);
+    const b = await agentOf({ threadId: 'B' });
+    expect(b).not.toBe(a);
+    const fallback = await agentOf({ 'claudecode/toolUseId': '1' });
+    expect(await agentOf({ 'claudecode/toolUseId': '2' })).toBe(fallback);
+    expect(new Set([a, b, fallback]).size).toBe(3);
+    expect(modern.agents.size).toBe(3);
+    modern.close();
+  });
+
+  it('acknowledges subscriptions/listen at once and ends it with a complete result at shutdown, or silently when cancelled', async () => {
+    const { ask, io, modern, notified } = server();
+    const open = ask('subscriptions/listen', { notifications: { toolsListChanged: true } });
+    expect(notified).toEqual([{ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 }, notifications: {} } }]);
+    const abort = new AbortController();
+    const cancelled = ask('subscriptions/listen', {}, {}, io(abort));
+    abort.abort();
+    expect(await cancelled).toBeUndefined();
+    modern.endSubscriptions();
+    expect((await open)!.result).toMatchObject({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } });
+    modern.close();
+  });
+});
