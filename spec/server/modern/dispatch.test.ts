@@ -36,7 +36,8 @@ describe('ModernServer', () => {
     const unknown = await ask('tools/call', { name: 'set_agent_alias', arguments: {} });
     expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^UNKNOWN_TOOL: no tool is named "set_agent_alias"; the tools are exec_command, write_stdin, apply_patch$/) });
     expect((await ask('tools/call', { name: 'exec_command', arguments: null })).error?.code).toBe(-32602);
-    expect((await modern.handle({ id: 2, method: 'tools/list' }, server().io())).error?.code).toBe(-32602);
+    const bare = (await modern.handle({ id: 2, method: 'tools/list' }, server().io())) as { error?: { code: number } } | undefined;
+    expect(bare?.error?.code).toBe(-32602);
     modern.close();
   });
 
