@@ -124,3 +124,12 @@ describe('CLI refusals (seed 003)', () => {
   });
 });
 
+
+describe('--handle-idle-ms', () => {
+  it('defaults to the HTTP idle time (30 minutes), takes a whole number, and refuses anything else', () => {
+    expect(config([]).handleIdleMs).toBe(30 * 60_000);
+    expect(config([]).handleIdleMs).toBe(config([]).httpIdleMs);
+    expect(config(['--handle-idle-ms', '1500']).handleIdleMs).toBe(1500);
+    expect(refusal(['--handle-idle-ms', 'soon'])).toMatch(/^--handle-idle-ms "soon" is not a whole number/);
+  });
+});

@@ -52,7 +52,7 @@ export interface HttpOptions {
   // token); closed with the listener.
   oauth?: OAuth;
   open: ConversationFactory;
-  modern: ModernServer; // serves the 2026-07-28 requests
+  modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
   // Whether the conversation with this id still owns a running command (then it is never evicted).
   hasRunningCommand: (id: string) => boolean;
   log: (line: string) => void;
@@ -140,14 +140,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     }
 
     const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string') {
+    if (typeof sessionId !== 'string' && options.modern) {
+      const { modern } = options;
       if (req.method === 'POST') {
         const route = classifyPost(modernHeaders(req.headers), body);
         if (route.kind === 'reject') return writeRejection(res, route);
         if (route.kind === 'modern') {
           inFlight++;
           try {
-            return await serveModern(req, res, route, options.modern);
+            return await serveModern(req, res, route, modern);
           } finally {
             inFlight--;
             if (inFlight === 0) drained?.();
@@ -237,7 +238,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         draining = true;
         // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
         log(`${reason}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${ms} ms)`);
-        options.modern.endSubscriptions(); // a subscriptions/listen is no call to wait for
+        options.modern?.endSubscriptions(); // a subscriptions/listen is no call to wait for
         server.closeIdleConnections();
       }
       return settled(ms);
@@ -250,7 +251,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         await settled(1_000);
         await Promise.all(conversations.values().map((conversation) => conversation.close()));
         oauth?.close();
-        options.modern.close();
+        options.modern?.close();
         server.close();
         server.closeAllConnections();
         if (address.socketPath) fs.rmSync(address.socketPath, { force: true });

@@ -18,7 +18,7 @@ export interface StdioOptions {
   output: Writable;
   maxMessageBytes: number; // one line at most (--max-body-bytes)
   open: ConversationFactory;
-  modern: ModernServer; // serves the 2026-07-28 requests
+  modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
   log: (line: string) => void;
   onEnd: (why: string) => void; // called once: 'stdin closed', 'stdout closed' or 'transport closed'
 }
@@ -41,14 +41,17 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
 
   await conversation.connect(transport);
   // connect() installed the SDK's handler; every message now passes the era router first.
-  const legacy = transport.onmessage!;
-  const router = new StdioEraRouter(options.modern, (message) => transport.send(message), legacy);
-  transport.onmessage = (message) => router.route(message);
+  const { modern } = options;
+  if (modern) {
+    const legacy = transport.onmessage!;
+    const router = new StdioEraRouter(modern, (message) => transport.send(message), legacy);
+    transport.onmessage = (message) => router.route(message);
+  }
   let closing: Promise<void> | undefined;
   return {
     close() {
       ended = true; // closing the conversation closes the transport: no onEnd for that
-      closing ??= conversation.close().finally(() => options.modern.close());
+      closing ??= conversation.close().finally(() => modern?.close());
       return closing;
     },
   };

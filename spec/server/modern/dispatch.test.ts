@@ -1,17 +1,18 @@
 // The modern-era server without a transport: methods, errors, agents from _meta, listen.
 import { describe, expect, it } from 'vitest';
 import { ModernServer, type ModernResponse, type Notification, type RequestIo } from '../../../src/server/modern/dispatch.js';
-import type { Runtime } from '../../../src/server/runtime.js';
+import type { ServerRuntime } from '../../../src/server/options.js';
 import { fakeRuntime } from '../support.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'spec', version: '1' } };
 
 function server(mode: 'local' | 'sprite' = 'local') {
   const fake = fakeRuntime(mode);
-  const runtime = fake.runtime as unknown as { config: Record<string, unknown>; engine: Record<string, unknown> };
-  Object.assign(runtime.config, { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20, annotations: 'seed', startDir: '/', defaultWorkdir: undefined });
+  const runtime = fake.runtime as unknown as { options: Record<string, unknown>; engine: Record<string, unknown> };
+  const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20, defaultWorkdir: undefined };
+  Object.assign(runtime.options, { version: '0.1.0', instructions: 'zodex remote execution tools.', annotations: 'seed', limits });
   Object.assign(runtime.engine, { list: () => [], peek: () => undefined });
-  const modern = new ModernServer(fake.runtime as Runtime, { maxAgents: 4, handleIdleMs: 60_000 });
+  const modern = new ModernServer(fake.runtime as ServerRuntime, { maxAgents: 4, handleIdleMs: 60_000 });
   const notified: Notification[] = [];
   const io = (abort = new AbortController()): RequestIo => ({ signal: abort.signal, notify: (n) => void notified.push(n), peer: 'stdio' });
   const ask = (method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, via = io()) =>
