@@ -1,4 +1,4 @@
-// Installs interop/'s own clients (`npm ci` from its lockfile, ~800 MB) unless interop/node_modules
+// Installs interop/'s own clients (`npm ci` from its lockfile, ~1 GB) unless interop/node_modules
 // already holds exactly that install. Flow: a stamp (sha256 of package.json + package-lock.json
 // and the Node version) is written into node_modules after a successful npm ci; a matching stamp
 // skips it. CI starts this early in the background (.ci/run) and names a status file in
