@@ -2,9 +2,10 @@
 // tell (read, /dev/tty, epoll, poll/select on the terminal alone), and the look-alikes it must not
 // take for a prompt (select on the terminal and a pipe, epoll without the terminal, sleeping).
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createInputProbe } from '../../src/exec/inputwait.js';
 import { killProcessTree } from '../../src/exec/kill.js';
 import { spawnPty } from '../../src/exec/launcher.js';
@@ -74,6 +75,21 @@ describe('input-wait probe elsewhere', () => {
       expect(createInputProbe(process.pid)).toBeUndefined();
     } finally {
       Object.defineProperty(process, 'platform', platform);
+    }
+  });
+});
+
+describe('input-wait probe on the start path', () => {
+  // Every exec_command makes a probe: whether the kernel shows /proc/PID/syscall is read once,
+  // not on each command's start.
+  it.runIf(process.platform === 'linux')('reads /proc/self/syscall at most once, whatever number of probes it makes', () => {
+    createInputProbe(process.pid);
+    const read = vi.spyOn(fs, 'readFileSync');
+    try {
+      for (let i = 0; i < 5; i++) expect(createInputProbe(process.pid)).toBeDefined();
+      expect(read.mock.calls.filter(([file]) => file === '/proc/self/syscall')).toHaveLength(0);
+    } finally {
+      read.mockRestore();
     }
   });
 });

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { applyPatchInput } from '../../src/tools/apply_patch.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
 import { setAgentAliasInput } from '../../src/tools/set_agent_alias.js';
 import { writeStdinInput } from '../../src/tools/write_stdin.js';
-import { nearestName, parseArguments } from '../../src/tools/validate.js';
+import { nearestName, parseArguments, strictSchema } from '../../src/tools/validate.js';
 
 const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
 const exec = execCommandInput(limits);
@@ -19,6 +19,19 @@ function failure(fn: () => unknown): { code: string; message: string } {
 }
 
 describe('parseArguments', () => {
+  it('builds the strict schema of a shape once, not on every call (zod compiles each new object schema on its first parse)', () => {
+    expect(strictSchema(exec)).toBe(strictSchema(exec));
+    expect(strictSchema(exec)).not.toBe(strictSchema(execCommandInput(limits)));
+    const strict = strictSchema(exec);
+    const parse = vi.spyOn(strict, 'safeParse');
+    try {
+      parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/' });
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
   it('returns the typed arguments of a valid call', () => {
     expect(parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/', timeout_ms: 5 })).toEqual({ cmd: 'ls', workdir: '/', timeout_ms: 5 });
   });

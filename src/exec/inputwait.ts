@@ -141,10 +141,13 @@ class LinuxInputProbe implements InputProbe {
   }
 }
 
+// Whether this kernel shows /proc/PID/syscall, read once (not on every command's start).
+let syscallsReadable: boolean | undefined;
+
 // A probe for the command led by `leader` (zodex-spawn), or undefined where none can be made.
 export function createInputProbe(leader: number): InputProbe | undefined {
   const table = SYSCALLS[process.arch];
   if (process.platform !== 'linux' || !table) return undefined;
-  if (readText('/proc/self/syscall') === undefined) return undefined; // no CONFIG_HAVE_ARCH_TRACEHOOK
-  return new LinuxInputProbe(leader, table);
+  syscallsReadable ??= readText('/proc/self/syscall') !== undefined; // no CONFIG_HAVE_ARCH_TRACEHOOK: false
+  return syscallsReadable ? new LinuxInputProbe(leader, table) : undefined;
 }
