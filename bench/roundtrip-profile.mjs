@@ -36,7 +36,7 @@ const engines = Object.fromEntries(
     name,
     new ExecEngine({
       spawnHelper: HELPER,
-      shell: Promise.resolve(serverEnvironment(shell)),
+      shell: Promise.resolve(serverEnvironment(shell, { remove: [], set: {} })),
       limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
       spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
       maxSessions: 8,
