@@ -10,7 +10,7 @@ import { ExecEngine } from '../exec/engine.js';
 import { captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/spill.js';
 import { startControlServer, type ControlServer } from '../liveboard/control.js';
-import { startLiveboard, type Liveboard } from '../liveboard/server.js';
+import type { Liveboard } from '../liveboard/server.js';
 import { TailRings } from '../liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
 import { openStore } from '../store/index.js';
@@ -64,7 +64,9 @@ export function createRuntime(config: Config, log: (message: string) => void): R
   // The Liveboard acts through control sockets, its own process's included: one code path.
   const board = config.liveboard;
   const liveboard: Promise<Liveboard | undefined> = board
-    ? control.ready.then(() => startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }))
+    ? control.ready
+        .then(() => import('../liveboard/server.js')) // loaded only when asked for
+        .then(({ startLiveboard }) => startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }))
     : Promise.resolve(undefined);
   let killing: Promise<void> | undefined;
   let closing: Promise<void> | undefined;

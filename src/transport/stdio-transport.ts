@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream';
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineFramer } from './framing.js';
+import { LineFramer, type Frame } from './framing.js';
 import { classifyFrame, errorReply } from './jsonrpc.js';
 
 // The SDK's stdio client drops the connection once its read buffer passes 10 MiB; that buffer can
@@ -18,6 +18,7 @@ export interface StdioTransportOptions {
   flag: string; // the flag that sets maxMessageBytes, named in the error
   maxReplyBytes?: number;
   log?: (line: string) => void;
+  framer?: LineFramer; // continue a framer that already read from input (the stdio front's)
 }
 
 export class FramedStdioTransport implements Transport {
@@ -33,12 +34,15 @@ export class FramedStdioTransport implements Transport {
     private readonly output: Writable,
     private readonly options: StdioTransportOptions,
   ) {
-    this.framer = new LineFramer(options.maxMessageBytes);
+    this.framer = options.framer ?? new LineFramer(options.maxMessageBytes);
     this.maxReply = options.maxReplyBytes ?? MAX_REPLY_LINE_BYTES;
   }
 
-  private readonly ondata = (chunk: Buffer | string) => {
-    for (const frame of this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+  private readonly ondata = (chunk: Buffer | string) => this.deliver(this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+
+  // Frames read from input, as they arrive or as the stdio front held them.
+  deliver(frames: Frame[]): void {
+    for (const frame of frames) {
       const classified = classifyFrame(frame, this.options.maxMessageBytes, this.options.flag);
       if (classified.kind === 'reply') {
         this.options.log?.(`stdio: answered a bad message with ${classified.reply.error.data.code}`);
@@ -51,7 +55,7 @@ export class FramedStdioTransport implements Transport {
         }
       }
     }
-  };
+  }
 
   private readonly onreaderror = (error: Error) => this.onerror?.(error);
 

@@ -4,13 +4,14 @@
 // (the SDK's transport does not notice stdin closing while a PTY is open, so we listen ourselves).
 // Framing is our own (stdio-transport.ts): a bad or oversized line is answered, never fatal.
 // Both protocol eras: modern/stdio.ts routes each message to the conversation's SDK server (2025)
-// or the modern server (2026-07-28).
+// or the modern server (2026-07-28). `held`: the stdio front's frames go first (stdio-front.ts).
 
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { ModernServer } from '../server/modern/dispatch.js';
 import { StdioEraRouter } from './modern/stdio.js';
 import type { ConversationFactory, Serving } from './serving.js';
+import type { HeldInput } from './stdio-front.js';
 import { FramedStdioTransport } from './stdio-transport.js';
 
 export interface StdioOptions {
@@ -21,12 +22,14 @@ export interface StdioOptions {
   modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
   log: (line: string) => void;
   onEnd: (why: string) => void; // called once: 'stdin closed', 'stdout closed' or 'transport closed'
+  held?: HeldInput; // what the stdio front read before this transport existed (input is paused)
 }
 
 export async function serveStdio(options: StdioOptions): Promise<Serving> {
   const { input, output } = options;
   const conversation = options.open(randomBytes(8).toString('hex'));
-  const transport = new FramedStdioTransport(input, output, { maxMessageBytes: options.maxMessageBytes, flag: '--max-body-bytes', log: options.log });
+  const { held } = options;
+  const transport = new FramedStdioTransport(input, output, { maxMessageBytes: options.maxMessageBytes, flag: '--max-body-bytes', log: options.log, ...(held ? { framer: held.framer } : {}) });
 
   let ended = false;
   const end = (why: string) => {
@@ -46,6 +49,14 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
     const legacy = transport.onmessage!;
     const router = new StdioEraRouter(modern, (message) => transport.send(message), legacy);
     transport.onmessage = (message) => router.route(message);
+  }
+  if (held) {
+    // In arrival order, after the router: then what stdin holds since, or its end.
+    transport.deliver(held.pending);
+    // An end read by the front comes a turn later, as the stream's own 'end' event would.
+    if (held.broken) end('stdout closed');
+    else if (held.ended) setImmediate(() => end('stdin closed'));
+    else input.resume();
   }
   let closing: Promise<void> | undefined;
   return {

@@ -4,16 +4,16 @@
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Conversation } from '../conversation.js';
-import { clipText, quote } from '../../errors.js';
+import { quote } from '../../errors.js';
 import type { ServerRuntime } from '../options.js';
 import { serverInfo, toolsFor } from '../server.js';
 import type { CallExtra, ToolEntry } from '../tools.js';
 import { AgentTable, agentKeyOf } from './agents.js';
-import { INVALID_PARAMS, META, METHOD_NOT_FOUND, SUPPORTED_MODERN_VERSIONS, readEnvelope, type Envelope } from './envelope.js';
+import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
+import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
 import { HandleLeases } from './handles.js';
 
-// tools/list and server/discover change only with zodexd's flags, alike for every caller.
-export const LIST_TTL_MS = 300_000;
+export { LIST_TTL_MS };
 
 export type RequestId = string | number;
 export interface ModernRequest {
@@ -41,6 +41,7 @@ export interface ModernOptions {
   maxAgents: number;
   handleIdleMs: number;
   env?: Record<string, string | undefined>; // stdio: the process's environment (CLAUDE_CODE_SESSION_ID)
+  seenClients?: Set<string>; // the clients already logged (shared with the stdio front)
 }
 
 export class ModernServer {
@@ -48,7 +49,7 @@ export class ModernServer {
   readonly leases = new HandleLeases();
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
-  private readonly clients = new Set<string>();
+  private readonly clients: Set<string>;
   private readonly sweeper: NodeJS.Timeout;
   // Definitions depend on the flags only: built once, on a conversation that never calls.
   private readonly definitions: Tool[];
@@ -60,6 +61,7 @@ export class ModernServer {
     private readonly options: ModernOptions,
   ) {
     this.agents = new AgentTable(runtime, options.maxAgents, runtime.log);
+    this.clients = options.seenClients ?? new Set();
     this.definitions = toolsFor(runtime, new Conversation(runtime, 'tools-list')).map((tool) => tool.definition);
     this.names = this.definitions.map((tool) => tool.name);
     this.info = serverInfo(runtime);
@@ -83,16 +85,10 @@ export class ModernServer {
     const checked = readEnvelope(request.params);
     if (!checked.ok) return error(request.id, checked.code, checked.message, checked.data);
     const { envelope } = checked;
-    this.noteClient(envelope, request.method);
+    noteClient(this.clients, envelope, request.method, this.runtime.log);
     switch (request.method) {
       case 'server/discover':
-        return ok(this.info, request.id, {
-          supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
-          capabilities: { tools: {} },
-          instructions: this.runtime.options.instructions,
-          ttlMs: LIST_TTL_MS,
-          cacheScope: 'public',
-        });
+        return discoverResponse(this.runtime.options, request.id);
       case 'tools/list': {
         return ok(this.info, request.id, { tools: this.definitions, ttlMs: LIST_TTL_MS, cacheScope: 'public' });
       }
@@ -103,14 +99,6 @@ export class ModernServer {
       default:
         return error(request.id, METHOD_NOT_FOUND, `Method not found: ${clipMethod(request.method)} is not served by this server in protocol ${envelope.protocolVersion} (it serves server/discover, tools/list, tools/call, subscriptions/listen)`);
     }
-  }
-
-  // One stderr line per client the first time it speaks this era (bounded): which clients are modern.
-  private noteClient(envelope: Envelope, method: string): void {
-    const name = clipText(`${envelope.clientInfo?.name ?? '(no clientInfo)'} ${envelope.clientInfo?.version ?? ''}`.trim(), 100);
-    if (this.clients.has(name) || this.clients.size >= 100) return;
-    this.clients.add(name);
-    this.runtime.log(`MCP ${envelope.protocolVersion} request from ${name} (${clipText(method, 60)}): serving it without a session`);
   }
 
   // Ends every open subscriptions/listen with its completion result (shutdown).
@@ -177,8 +165,7 @@ export class ModernServer {
 }
 
 function ok(info: { name: string; version: string }, id: RequestId, result: Record<string, unknown>): ModernResponse {
-  const meta = (result._meta ?? {}) as Record<string, unknown>;
-  return { jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: { ...meta, [META.serverInfo]: info } } };
+  return okResult(info, id, result);
 }
 
 function error(id: RequestId, code: number, message: string, data?: unknown): ModernResponse {

@@ -1,0 +1,56 @@
+// The heavy half of zodexd's start, loaded by app/zodexd.ts with import() once the Config is
+// known (and, over stdio, once stdin is held): the runtime, the conversation factory, the modern
+// server and the chosen transport, then the stop signals. HTTP and OAuth load only for HTTP.
+
+import type { Serving } from '../transport/serving.js';
+import type { StdioFront } from '../transport/stdio-front.js';
+import { serveStdio } from '../transport/stdio.js';
+import { ModernServer } from '../server/modern/dispatch.js';
+import type { Config } from './config/defaults.js';
+import { conversationFactory } from './conversations.js';
+import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, stopStdio } from './lifecycle.js';
+import { httpOptions, oauthOptions } from './options.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+export interface Started {
+  log: (message: string) => void;
+  front?: StdioFront; // stdio: stdin as read since the process began
+  seenClients: Set<string>; // modern-era clients already logged (by the front)
+}
+
+export async function start(config: Config, started: Started): Promise<void> {
+  const runtime = await createRuntime(config, started.log);
+  try {
+    // A Liveboard that cannot listen is fatal (it was asked for), as is an MCP listener that cannot.
+    await runtime.ready;
+    await serve(config, runtime, started);
+  } catch (error) {
+    await runtime.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started): Promise<void> {
+  const open = conversationFactory(runtime);
+  // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
+  const modern = new ModernServer(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
+  if (config.transport === 'http') {
+    const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../store/oauth.js'), import('../transport/http.js')]);
+    const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
+    // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
+    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
+    const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
+    onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
+    return;
+  }
+  // Assigned before any stop can run: signals and stream events arrive on later turns.
+  let serving: Promise<Serving> | undefined;
+  const stop = once(async (why) => {
+    if (why !== 'stdin closed') log(`stopping: ${why}`);
+    await stopStdio(serving!, runtime);
+  });
+  onStopSignals(STDIO_STOP_SIGNALS, stop);
+  const held = front?.handOff();
+  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, modern, log, onEnd: stop, ...(held ? { held } : {}) });
+  await serving;
+}
