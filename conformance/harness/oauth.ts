@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { modernHeaders } from './modern.js';
 import { INITIALIZE, MCP_HEADERS, rawRequest, type RawResponse } from './raw-http.js';
 import { stopServer, ZODEXD, type ManagedServer } from './target.js';
 
@@ -172,6 +173,6 @@ export async function modernStatus(srv: OAuthServer, token?: string): Promise<Ra
     method: 'server/discover',
     params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
   };
-  const headers = { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  const headers = { ...MCP_HEADERS, ...modernHeaders(discover), ...(token ? { authorization: `Bearer ${token}` } : {}) };
   return srv.request('/mcp', { method: 'POST', headers, body: JSON.stringify(discover) });
 }

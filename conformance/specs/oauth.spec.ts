@@ -17,7 +17,6 @@ import {
   grantTokens,
   json,
   mcpStatus,
-  modernStatus,
   openAuthorization,
   pkce,
   REDIRECT,
@@ -28,7 +27,8 @@ import {
   tokenRequest,
   type OAuthServer,
 } from '../harness/oauth.js';
-import { INITIALIZE, MCP_HEADERS, rawRequest } from '../harness/raw-http.js';
+import { endpoint, opening, toolCaller } from '../harness/oauth-era.js';
+import { MCP_HEADERS, rawRequest } from '../harness/raw-http.js';
 import { REPO_ROOT, startHttpServer, stopServer } from '../harness/target.js';
 
 const run = promisify(execFile);
@@ -49,14 +49,16 @@ test.afterEach(stopOAuthServers);
 
 const oauthCli = (srv: OAuthServer, ...args: string[]) => run(process.execPath, [ZODEX_CLI, 'oauth', ...args, '--state-dir', srv.stateDir]);
 
-requirement('oauth.discovery', async () => {
+requirement('oauth.discovery', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth([], async (srv) => {
-    const refused = await mcpStatus(srv);
+    const refused = await status(srv);
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toBe(`Bearer resource_metadata="${srv.base}/.well-known/oauth-protected-resource/mcp", scope="zodex"`);
-    const modern = await modernStatus(srv);
-    expect(modern.status).toBe(401);
-    expect(modern.headers['www-authenticate']).toBe(refused.headers['www-authenticate']);
+    // The same challenge whichever era asks.
+    const other = await endpoint(protocol === 'modern' ? 'legacy' : 'modern')(srv);
+    expect(other.status).toBe(401);
+    expect(other.headers['www-authenticate']).toBe(refused.headers['www-authenticate']);
     for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const metadata = json(await srv.request(where));
       expect(metadata).toMatchObject({ resource: srv.mcpUrl, authorization_servers: [srv.base], scopes_supported: ['zodex'] });
@@ -74,27 +76,28 @@ requirement('oauth.discovery', async () => {
       client_id_metadata_document_supported: true,
     });
     // A Host the rule admits gives its own URLs.
-    const other = json(await srv.request('/.well-known/oauth-protected-resource', { headers: { host: `localhost:${new URL(srv.base).port}` } }));
-    expect(other.resource).toBe(`http://localhost:${new URL(srv.base).port}/mcp`);
+    const elsewhere = json(await srv.request('/.well-known/oauth-protected-resource', { headers: { host: `localhost:${new URL(srv.base).port}` } }));
+    expect(elsewhere.resource).toBe(`http://localhost:${new URL(srv.base).port}/mcp`);
   });
 });
 
-requirement('oauth.static-token-only', async () => {
+requirement('oauth.static-token-only', async ({ protocol }) => {
+  const status = endpoint(protocol);
   const plain = await startHttpServer([], { ZODEX_AUTH_TOKEN: STATIC_TOKEN });
   try {
     const base = plain.url.replace(/\/mcp$/, '');
     for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/register']) {
       expect((await rawRequest(`${base}${where}`)).status).toBe(404);
     }
-    const refused = await rawRequest(plain.url, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE() });
+    const refused = await rawRequest(plain.url, opening(protocol));
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).not.toContain('resource_metadata');
   } finally {
     await stopServer(plain);
   }
   await withOAuth([], async (srv) => {
-    expect((await mcpStatus(srv, STATIC_TOKEN)).status).toBe(200);
-    expect((await mcpStatus(srv, `${STATIC_TOKEN}x`)).status).toBe(401);
+    expect((await status(srv, STATIC_TOKEN)).status).toBe(200);
+    expect((await status(srv, `${STATIC_TOKEN}x`)).status).toBe(401);
   }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
 });
 
@@ -137,46 +140,46 @@ requirement('oauth.pkce-mismatch', async () => {
   });
 });
 
-requirement('oauth.code-replay', async () => {
+requirement('oauth.code-replay', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth([], async (srv) => {
     const { clientId, verifier, code } = await approvedCode(srv, 0);
     const form = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT };
     const first = await tokenRequest(srv, form);
     expect(first.status).toBe(200);
-    expect((await mcpStatus(srv, first.body.access_token as string)).status).toBe(200);
+    expect((await status(srv, first.body.access_token as string)).status).toBe(200);
     const again = await tokenRequest(srv, form);
     expect(again.status).toBe(400);
     expect(again.body.error).toBe('invalid_grant');
-    expect((await mcpStatus(srv, first.body.access_token as string)).status).toBe(401);
+    expect((await status(srv, first.body.access_token as string)).status).toBe(401);
   });
 });
 
-requirement('oauth.token-expired', async () => {
+requirement('oauth.token-expired', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth(['--oauth-token-ttl-ms', '1500'], async (srv) => {
     const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
-    expect((await mcpStatus(srv, accessToken)).status).toBe(200);
+    expect((await status(srv, accessToken)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1_700));
-    const expired = await mcpStatus(srv, accessToken);
+    const expired = await status(srv, accessToken);
     expect(expired.status).toBe(401);
-    expect((await modernStatus(srv, accessToken)).status).toBe(401);
     expect(expired.headers['www-authenticate']).toContain('error="invalid_token"');
     expect(expired.headers['www-authenticate']).toContain('expired');
     const renewed = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     expect(renewed.status).toBe(200);
-    expect((await mcpStatus(srv, renewed.body.access_token as string)).status).toBe(200);
+    expect((await status(srv, renewed.body.access_token as string)).status).toBe(200);
   });
 });
 
-requirement('oauth.token-revoked', async () => {
+requirement('oauth.token-revoked', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth([], async (srv) => {
     const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
     const listed = JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout) as { id: string; clientName: string; state: string }[];
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ clientName: 'scripted client', state: 'active' });
-    expect((await modernStatus(srv, accessToken)).status).not.toBe(401);
     await oauthCli(srv, 'revoke', listed[0]!.id);
-    expect((await modernStatus(srv, accessToken)).status).toBe(401);
-    const refused = await mcpStatus(srv, accessToken);
+    const refused = await status(srv, accessToken);
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
     expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })).body.error).toBe('invalid_grant');
@@ -184,19 +187,19 @@ requirement('oauth.token-revoked', async () => {
   });
 });
 
-requirement('oauth.other-resource', async () => {
+requirement('oauth.other-resource', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth([], async (first) => {
     const { accessToken } = await grantTokens(first, 0);
     await withOAuth([], async (second) => {
-      const refused = await mcpStatus(second, accessToken);
+      const refused = await status(second, accessToken);
       expect(refused.status).toBe(401);
-      expect((await modernStatus(second, accessToken)).status).toBe(401);
       expect(refused.headers['www-authenticate']).toContain(`not for ${second.mcpUrl}`);
       const clientId = await register(second);
       const opened = await openAuthorization(second, authorizationParams(clientId, pkce().challenge, { resource: first.mcpUrl }));
       expect(new URL(opened.response.headers.location!).searchParams.get('error')).toBe('invalid_target');
     }, { stateDir: first.stateDir });
-    expect((await mcpStatus(first, accessToken)).status).toBe(200);
+    expect((await status(first, accessToken)).status).toBe(200);
   });
 });
 
@@ -253,18 +256,19 @@ requirement('oauth.approval-csrf', async () => {
   });
 });
 
-requirement('oauth.refresh-rotation', async () => {
+requirement('oauth.refresh-rotation', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth([], async (srv) => {
     const { clientId, accessToken, refreshToken } = await grantTokens(srv, 0);
     const rotated = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(refreshToken);
     const newAccess = rotated.body.access_token as string;
-    expect((await mcpStatus(srv, newAccess)).status).toBe(200);
+    expect((await status(srv, newAccess)).status).toBe(200);
     // The old refresh token again: a thief or a replay. The whole grant goes.
     const reused = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     expect(reused.body.error).toBe('invalid_grant');
-    for (const token of [accessToken, newAccess]) expect((await mcpStatus(srv, token)).status).toBe(401);
+    for (const token of [accessToken, newAccess]) expect((await status(srv, token)).status).toBe(401);
     expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error).toBe('invalid_grant');
     // Only hashes on disk: no token or code in the database files.
     const files = fs.readdirSync(srv.stateDir).filter((name) => name.startsWith('zodex.db'));
@@ -325,19 +329,21 @@ requirement('oauth.pair-cli', async () => {
   });
 });
 
-requirement('oauth.public-url', async () => {
+requirement('oauth.public-url', async ({ protocol }) => {
+  const status = endpoint(protocol);
   await withOAuth(['--public-url', 'https://zodex.example.com'], async (srv) => {
     const publicBase = 'https://zodex.example.com';
     const headers = { host: 'zodex.example.com' };
     const metadata = json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers }));
     expect(metadata).toMatchObject({ resource: `${publicBase}/mcp`, authorization_servers: [publicBase] });
     expect(json(await srv.request('/.well-known/oauth-authorization-server')).issuer).toBe(publicBase);
-    expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: INITIALIZE() })).headers['www-authenticate']).toContain(`${publicBase}/.well-known/oauth-protected-resource/mcp`);
-    expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'other.example.com' }, body: INITIALIZE() })).status).toBe(403);
+    expect((await srv.request('/mcp', opening(protocol, headers))).headers['www-authenticate']).toContain(`${publicBase}/.well-known/oauth-protected-resource/mcp`);
+    expect((await srv.request('/mcp', opening(protocol, { host: 'other.example.com' }))).status).toBe(403);
   });
 });
 
-requirement('oauth.unix-socket', async () => {
+requirement('oauth.unix-socket', async ({ protocol }) => {
+  const status = endpoint(protocol);
   const dir = scratchDir('zodex-unix-');
   const socketPath = path.join(dir, 'private', 'mcp.sock');
   try {
@@ -346,8 +352,8 @@ requirement('oauth.unix-socket', async () => {
       expect(fs.statSync(path.dirname(socketPath)).mode & 0o777).toBe(0o700);
       const base = 'http://localhost';
       expect(json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers: { host: 'localhost' } })).resource).toBe(`${base}/mcp`);
-      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'evil.example' }, body: INITIALIZE() })).status).toBe(403);
-      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'localhost', origin: 'http://evil.example' }, body: INITIALIZE() })).status).toBe(403);
+      expect((await srv.request('/mcp', opening(protocol, { host: 'evil.example' }))).status).toBe(403);
+      expect((await srv.request('/mcp', opening(protocol, { host: 'localhost', origin: 'http://evil.example' }))).status).toBe(403);
       // A second zodexd on the live socket is refused.
       const second = await run(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodexd.js'), '--transport', 'http', '--listen', `unix:${socketPath}`, '--state-dir', srv.stateDir]).catch((error: { code: number; stderr: string }) => error);
       expect((second as { stderr: string }).stderr).toContain('another process is listening');
@@ -360,7 +366,7 @@ requirement('oauth.unix-socket', async () => {
     await new Promise((resolve) => crashed.once('exit', resolve));
     expect(fs.lstatSync(socketPath).isSocket()).toBe(true);
     await withOAuth(['--listen', `unix:${socketPath}`], async (srv) => {
-      expect((await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, host: 'localhost' }, body: INITIALIZE() })).status).toBe(401);
+      expect((await srv.request('/mcp', opening(protocol, { host: 'localhost' }))).status).toBe(401);
     }, { base: 'http://localhost' });
     // A folder other users can write is refused.
     const open = path.join(dir, 'open');
@@ -374,16 +380,34 @@ requirement('oauth.unix-socket', async () => {
   }
 });
 
-requirement('oauth.session-bound', async () => {
+requirement('oauth.session-bound', async ({ protocol }) => {
   await withOAuth([], async (srv) => {
     const first = await grantTokens(srv, 0);
     const second = await grantTokens(srv, 1);
-    const opened = await mcpStatus(srv, first.accessToken);
-    const sessionId = String(opened.headers['mcp-session-id']);
-    const list = (token: string) =>
-      srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
-    expect((await list(second.accessToken)).status).toBe(404);
-    expect((await list(STATIC_TOKEN)).status).toBe(404);
-    expect((await list(first.accessToken)).status).toBe(200);
+    if (protocol === 'legacy') {
+      // A session belongs to the grant that opened it.
+      const opened = await mcpStatus(srv, first.accessToken);
+      const sessionId = String(opened.headers['mcp-session-id']);
+      const list = (token: string) =>
+        srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+      expect((await list(second.accessToken)).status).toBe(404);
+      expect((await list(STATIC_TOKEN)).status).toBe(404);
+      expect((await list(first.accessToken)).status).toBe(200);
+    }
+    // Both eras: a session_handle belongs to the grant whose call started the command; from
+    // another grant or the static token (its own session, or the same _meta thread) it is unknown.
+    const owner = await toolCaller(srv, protocol, first.accessToken);
+    const started = await owner('exec_command', { cmd: 'sleep 30', workdir: srv.stateDir, yield_time_ms: 100 });
+    const handle = (started.reply?.result?.structuredContent as { session_handle?: string } | undefined)?.session_handle;
+    expect(handle, JSON.stringify(started.reply)).toMatch(/^zs_/);
+    for (const token of [second.accessToken, STATIC_TOKEN]) {
+      const stranger = protocol === 'legacy' ? await toolCaller(srv, protocol, token) : owner;
+      const refused = await stranger('write_stdin', { session_handle: handle, kill_process: true }, token);
+      expect(refused.status).toBe(200);
+      expect(refused.reply?.result?.isError).toBe(true);
+      expect(JSON.stringify(refused.reply?.result)).toContain('UNKNOWN_SESSION');
+    }
+    const killed = await owner('write_stdin', { session_handle: handle, kill_process: true });
+    expect((killed.reply?.result?.structuredContent as { termination_reason?: string } | undefined)?.termination_reason).toBe('killed');
   }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
 });

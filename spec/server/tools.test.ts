@@ -15,6 +15,7 @@ function setupFor(mode: 'local' | 'sprite') {
   const fake = fakeRuntime(mode);
   const conversation = new Conversation(fake.runtime, 'c1');
   const context = (): ToolContext => ({
+    principal: 'static',
     engine: undefined as never, // no test here reaches the engine
     owner: conversation.id,
     agentId: () => conversation.agentId,

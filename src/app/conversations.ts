@@ -8,8 +8,8 @@ import { createMcpServer } from '../server/server.js';
 import type { ConversationFactory } from '../transport/serving.js';
 
 export function conversationFactory(runtime: ServerRuntime): ConversationFactory {
-  return (id) => {
-    const conversation = new Conversation(runtime, id);
+  return (id, principal) => {
+    const conversation = new Conversation(runtime, id, principal);
     const server = createMcpServer(runtime, conversation);
     let closed = false;
     return {

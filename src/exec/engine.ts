@@ -43,6 +43,7 @@ export interface StartRequest {
   timeoutMs: number;
   owner: string; // the conversation: its close kills the command
   agentId?: string; // for records only
+  principal?: string; // who may use the handle (an OAuth grant id, else 'static'); absent: anyone
   env?: Record<string, string>; // added to the captured environment
 }
 
@@ -114,6 +115,7 @@ export class ExecEngine {
         handle,
         owner: request.owner,
         agentId: request.agentId,
+        principal: request.principal,
         cmd: request.cmd,
         cwd: request.cwd,
         timeoutMs: request.timeoutMs,
@@ -145,10 +147,11 @@ export class ExecEngine {
     return session && !session.isSpent ? session : undefined;
   }
 
-  // The session a handle names, or UNKNOWN_SESSION with a message a model can act on.
-  find(handle: string): Session {
+  // The session a handle names, or UNKNOWN_SESSION with a message a model can act on. A handle
+  // started under another principal (another OAuth grant) answers exactly like one that never existed.
+  find(handle: string, principal?: string): Session {
     const session = this.peek(handle);
-    if (!session) {
+    if (!session || (principal !== undefined && session.principal !== undefined && session.principal !== principal)) {
       throw new ZodexError(
         'UNKNOWN_SESSION',
         `no running session has the handle ${quote(handle)}: it never existed, its exit was already ` +

@@ -65,6 +65,7 @@ export interface SessionInit {
   handle: string;
   owner: string;
   agentId: string | undefined;
+  principal?: string | undefined;
   cmd: string;
   cwd: string;
   timeoutMs: number;
@@ -81,6 +82,7 @@ export class Session {
   readonly handle: string;
   readonly owner: string;
   readonly agentId: string | undefined;
+  readonly principal: string | undefined; // who may use the handle (engine.find)
   readonly cmd: string;
   readonly cwd: string;
   readonly cgroup: string | undefined;
@@ -109,6 +111,7 @@ export class Session {
     this.handle = init.handle;
     this.owner = init.owner;
     this.agentId = init.agentId;
+    this.principal = init.principal;
     this.cmd = init.cmd;
     this.cwd = init.cwd;
     this.cgroup = init.cgroup;

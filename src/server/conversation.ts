@@ -20,6 +20,7 @@ export class Conversation {
   constructor(
     private readonly runtime: ServerRuntime,
     readonly id: string,
+    readonly principal = 'static', // an OAuth grant id, else 'static' (the static token, or none)
   ) {
     this.context = runtime.options.mode === 'local' ? new ConversationContext(runtime.options.context) : undefined;
   }

@@ -43,6 +43,7 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation): To
   const context = (extra: CallExtra): ToolContext => ({
     engine,
     owner: conversation.id,
+    principal: conversation.principal,
     agentId: () => conversation.agentId,
     sessionEnv: () => conversation.sessionEnv(),
     store: runtime.store,

@@ -30,6 +30,7 @@ export interface CallControl {
 export interface ToolContext {
   engine: ExecEngine;
   owner: string; // the conversation
+  principal: string; // who opened it: an OAuth grant id, else 'static'; only it may use its handles
   agentId: () => string;
   sessionEnv: () => Record<string, string>; // extra variables for the command
   store: Pick<Store, 'setAlias' | 'agent'>;

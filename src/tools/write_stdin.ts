@@ -90,13 +90,19 @@ export function describeWriteStdin(args: WriteStdinArgs): string {
   return 'poll';
 }
 
+// The workdir of a handle for the record, only when the caller may use it (no other grant's cwd).
+function ownCwd(ctx: ToolContext, handle: string): string | undefined {
+  const session = ctx.engine.peek(handle);
+  return session && (session.principal === undefined || session.principal === ctx.principal) ? session.cwd : undefined;
+}
+
 export const writeStdinTool = tool({
   name: 'write_stdin',
   title: 'Write to or poll a running session',
   description: writeStdinDescription,
   input: writeStdinInput,
   output: execResultShape,
-  record: (args, ctx) => ({ tool: 'write_stdin', workdir: ctx.engine.peek(args.session_handle)?.cwd, summary: describeWriteStdin(args) }),
+  record: (args, ctx) => ({ tool: 'write_stdin', workdir: ownCwd(ctx, args.session_handle), summary: describeWriteStdin(args) }),
   // never the typed text: only what the call was, as for an accepted one
   rejected: (raw) =>
     rejectedCall(
@@ -104,5 +110,5 @@ export const writeStdinTool = tool({
       raw,
       describeWriteStdin({ session_handle: '', chars: typeof raw.chars === 'string' ? raw.chars : undefined, kill_process: raw.kill_process === true }),
     ),
-  run: async (args, ctx) => ({ kind: 'exec', ...(await writeStdin(args, ctx.engine.find(args.session_handle), ctx, ctx.call)) }),
+  run: async (args, ctx) => ({ kind: 'exec', ...(await writeStdin(args, ctx.engine.find(args.session_handle, ctx.principal), ctx, ctx.call)) }),
 });

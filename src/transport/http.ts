@@ -75,7 +75,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   // Registered at once (as opening), so that the cap counts conversations still initializing.
   const openConversation = (principal: string): { conversation: Conversation; connected: Promise<void> } => {
     const id = randomUUID();
-    const opened = options.open(id);
+    const opened = options.open(id, principal);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
@@ -148,7 +148,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         if (route.kind === 'modern') {
           inFlight++;
           try {
-            return await serveModern(req, res, route, modern);
+            return await serveModern(req, res, route, modern, principal);
           } finally {
             inFlight--;
             if (inFlight === 0) drained?.();

@@ -11,7 +11,8 @@ export interface OpenedConversation {
 }
 
 // Builds the conversation with this id (a stdio connection, an HTTP session).
-export type ConversationFactory = (id: string) => OpenedConversation;
+// principal: who opened it (an OAuth grant id, else 'static'); only it may use its handles.
+export type ConversationFactory = (id: string, principal?: string) => OpenedConversation;
 
 export interface Serving {
   // Stops serving: closes every conversation and, for HTTP, the listener and its connections.

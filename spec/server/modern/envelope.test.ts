@@ -62,6 +62,14 @@ describe('agentKeyOf: the Agent ID key of a modern request', () => {
     expect(agentKeyOf(envelope(), 'http 10.0.0.2').key).not.toBe(a.key);
   });
 
+  it('two principals (OAuth grants, the static token) never share an agent, whatever _meta names', () => {
+    const thread = envelope({ threadId: 't1' });
+    expect(agentKeyOf(thread, 'a', {}, 'zg_one').key).not.toBe(agentKeyOf(thread, 'a', {}, 'zg_two').key);
+    expect(agentKeyOf(thread, 'a', {}, 'zg_one').key).not.toBe(agentKeyOf(thread, 'a').key);
+    expect(agentKeyOf(thread, 'a', {}, 'zg_one').key).toBe(agentKeyOf(thread, 'b', {}, 'zg_one').key);
+    expect(agentKeyOf(envelope(), 'http 127.0.0.1', {}, 'zg_one').key).not.toBe(agentKeyOf(envelope(), 'http 127.0.0.1', {}, 'zg_two').key);
+  });
+
   it('keys are bounded digests whatever the client sent', () => {
     expect(agentKeyOf(envelope({ threadId: 'x'.repeat(1_000_000) }), 'stdio').key).toHaveLength(32);
   });

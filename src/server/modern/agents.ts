@@ -20,15 +20,17 @@ export interface AgentKey {
 const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
 
 // peer: what identifies the transport end when nothing else does ("stdio", or the HTTP client's
-// address and token); env: the stdio process's environment.
-export function agentKeyOf(envelope: Envelope, peer: string, env: Record<string, string | undefined> = {}): AgentKey {
+// address and token); env: the stdio process's environment; principal: who the bearer token
+// names (an OAuth grant id, else 'static'): two grants never share an agent, whatever _meta says.
+export function agentKeyOf(envelope: Envelope, peer: string, env: Record<string, string | undefined> = {}, principal = 'static'): AgentKey {
+  const scoped = (value: string) => digest(`${principal}\0${value}`);
   for (const name of CONVERSATION_META_KEYS) {
     const value = envelope.meta[name];
-    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: digest(`meta\0${String(value)}`) };
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: scoped(`meta\0${String(value)}`) };
   }
   const claude = env[CLAUDE_SESSION_ENV];
-  if (claude) return { source: CLAUDE_SESSION_ENV, key: digest(`env\0${claude}`) };
-  return { source: 'fallback', key: digest(`fallback\0${envelope.clientInfo?.name ?? ''}\0${peer}`) };
+  if (claude) return { source: CLAUDE_SESSION_ENV, key: scoped(`env\0${claude}`) };
+  return { source: 'fallback', key: scoped(`fallback\0${envelope.clientInfo?.name ?? ''}\0${peer}`) };
 }
 
 interface Entry {
@@ -60,7 +62,7 @@ export class AgentTable {
 
   // The conversation of `key` for one call (end it with release), or undefined when the table is
   // full of agents that each have a call in flight or a command running.
-  acquire(key: string, now = Date.now()): Conversation | undefined {
+  acquire(key: string, principal = 'static', now = Date.now()): Conversation | undefined {
     let entry = this.table.get(key);
     if (!entry) {
       if (this.table.size >= this.cap) {
@@ -69,7 +71,7 @@ export class AgentTable {
         this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`);
         this.drop(oldest[0]);
       }
-      entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`), lastUsed: now, inFlight: 0 };
+      entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`, principal), lastUsed: now, inFlight: 0 };
       this.table.set(key, entry);
     }
     entry.inFlight++;

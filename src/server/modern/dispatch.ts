@@ -35,6 +35,7 @@ export interface RequestIo {
   signal: AbortSignal; // aborted when the client cancels (stream closed, notifications/cancelled)
   notify(message: Notification): void; // on this request's stream, before its response
   peer: string; // fallback identity: "stdio", or the HTTP peer
+  principal?: string; // who the bearer token names: an OAuth grant id, else 'static' (absent: 'static')
 }
 
 export interface ModernOptions {
@@ -121,8 +122,9 @@ export class ModernServer {
     if (!this.names.includes(params.name)) {
       return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
     }
-    const { key } = agentKeyOf(envelope, io.peer, this.options.env);
-    const conversation = this.agents.acquire(key);
+    const principal = io.principal ?? 'static';
+    const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
+    const conversation = this.agents.acquire(key, principal);
     if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
     const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
     if (params.name === 'write_stdin' && named) this.leases.begin(named);

@@ -15,7 +15,7 @@ export function writeRejection(res: http.ServerResponse, route: Extract<Route, {
   res.end(JSON.stringify({ jsonrpc: '2.0', id: route.id, error: route.error }));
 }
 
-export async function serveModern(req: http.IncomingMessage, res: http.ServerResponse, route: Extract<Route, { kind: 'modern' }>, modern: ModernServer): Promise<void> {
+export async function serveModern(req: http.IncomingMessage, res: http.ServerResponse, route: Extract<Route, { kind: 'modern' }>, modern: ModernServer, principal = 'static'): Promise<void> {
   const { message } = route;
   if (message.id === undefined) {
     // This revision defines no client notifications over HTTP (cancelling = closing the stream).
@@ -45,6 +45,7 @@ export async function serveModern(req: http.IncomingMessage, res: http.ServerRes
           event(notification);
         },
         peer: `http ${req.socket.remoteAddress ?? ''}`,
+        principal,
       },
     );
     // Cancelled: the client is gone and nothing more may be sent for this request.
