@@ -12,11 +12,12 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, grantTokens, mcpStatus, openAuthorization, pkce, register, scratchDir, startOAuthServer, stopOAuthServers, type OAuthServer } from '../harness/oauth.js';
+import { ModernClientTransport, ModernHttpPipe } from '../harness/modern.js';
+import { authorizationParams, grantTokens, mcpStatus, modernStatus, openAuthorization, pkce, register, scratchDir, startOAuthServer, stopOAuthServers, type OAuthServer } from '../harness/oauth.js';
 import { useBoards } from './board.js';
 
 useBoards();
@@ -114,6 +115,39 @@ requirement('oauth.full-flow', async ({ browser }) => {
     const context = await browser.newContext();
     closers.push(() => context.close());
     await sdkFlow(context, srv);
+  } finally {
+    await cleanUp();
+  }
+});
+
+// 2026-07-28: a modern request's 401 starts the SDK's OAuth provider (discovery from its
+// resource_metadata, registration, PKCE); the operator approves in Chromium; then the suite's
+// 2026 client (no initialize, no session) carries the token to a tools/call.
+requirement('oauth.full-flow-modern', async ({ browser }) => {
+  try {
+    const srv = await startOAuthServer();
+    servers.push(srv);
+    const context = await browser.newContext();
+    closers.push(() => context.close());
+    const refused = await modernStatus(srv);
+    expect(refused.status).toBe(401);
+    const resourceMetadataUrl = new URL(/resource_metadata="([^"]+)"/.exec(refused.headers['www-authenticate'] ?? '')![1]!);
+    const provider = new MemoryProvider();
+    expect(await auth(provider, { serverUrl: srv.mcpUrl, resourceMetadataUrl })).toBe('REDIRECT');
+    expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(srv.mcpUrl);
+    const back = await approveInBrowser(context, srv, provider.authorizationUrl!, 0);
+    expect(back.searchParams.get('iss')).toBe(srv.base);
+    expect(await auth(provider, { serverUrl: srv.mcpUrl, resourceMetadataUrl, authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
+    const token = provider.tokens()!.access_token;
+    expect(token).toMatch(/^zat_/);
+    const client = new Client({ name: 'sdk-oauth-modern', version: '1.0.0' });
+    await client.connect(new ModernClientTransport(new ModernHttpPipe(srv.mcpUrl, { authorization: `Bearer ${token}` })));
+    closers.push(() => client.close());
+    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo authorized-in-2026', workdir: os.tmpdir() } });
+    expect(JSON.stringify(result.structuredContent)).toContain('authorized-in-2026');
+    // The calls went as 2026-07-28 requests (zodexd logs each modern client once).
+    expect(srv.server.stderr()).toContain('MCP 2026-07-28 request from zodex-conformance 1.0.0 (server/discover)');
   } finally {
     await cleanUp();
   }
