@@ -11,23 +11,9 @@ import { chromium } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { INTEROP, scratch, startZodexHttp } from '../lib/clients.mjs';
+import { CHROMIUM, CHROMIUM_ARGS, approve, until } from '../lib/oauth-approval.mjs';
 
 const MCP_REMOTE = process.env.MCP_REMOTE_PROXY ?? path.join(INTEROP, 'node_modules/mcp-remote/dist/proxy.js');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-/** Resolves with `find()` once it is defined, re-checked every 100 ms. @template T @param {() => T | undefined} find @param {string} what */
-function until(find, what, ms = 30_000) {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      const found = find();
-      if (found !== undefined) return resolve(found);
-      if (Date.now() - started > ms) return reject(new Error(`no ${what} within ${ms} ms`));
-      setTimeout(check, 100);
-    };
-    check();
-  });
-}
 
 test('mcp-remote: discovery, registration, approval in Chromium, token, tool call', { timeout: 120_000 }, async () => {
   const space = scratch('mcp-remote-oauth');
@@ -41,7 +27,7 @@ test('mcp-remote: discovery, registration, approval in Chromium, token, tool cal
   let remote = '';
   transport.stderr?.on('data', (chunk) => { remote += chunk; });
   const client = new Client({ name: 'interop-mcp-remote', version: '1.0.0' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const connected = client.connect(transport);
     const authorizationUrl = /** @type {string} */ (await until(() => /Please authorize this client by visiting:\s+(\S+)/.exec(remote)?.[1], 'authorization URL from mcp-remote'));
@@ -50,10 +36,8 @@ test('mcp-remote: discovery, registration, approval in Chromium, token, tool cal
     assert.equal(asked.searchParams.get('resource'), zodexd.url);
     const page = await browser.newPage();
     await page.goto(authorizationUrl);
-    const code = /** @type {string} */ (await until(() => /pairing code ([0-9A-Z]{5}-[0-9A-Z]{5})/.exec(zodexd.stderr())?.[1], 'pairing code on zodexd stderr'));
     assert.match(await page.locator('h1').innerText(), /mcp-remote|MCP/i);
-    await page.getByLabel('Pairing code').fill(code);
-    await page.getByRole('button', { name: 'Approve' }).click();
+    await approve(page, zodexd.stderr);
     await page.waitForURL(/127\.0\.0\.1:\d+\/oauth\/callback\?code=/);
     await connected;
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo through-mcp-remote-oauth', workdir: space.dir } });
