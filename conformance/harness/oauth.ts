@@ -98,6 +98,16 @@ export async function startOAuthServer(args: string[] = [], options: { stateDir?
   return srv;
 }
 
+// Runs `body` against a fresh zodexd --oauth, stopped afterwards whatever happens.
+export async function withOAuth(args: string[], body: (srv: OAuthServer) => Promise<void>, options: Parameters<typeof startOAuthServer>[1] = {}): Promise<void> {
+  const srv = await startOAuthServer(args, options);
+  try {
+    await body(srv);
+  } finally {
+    await srv.stop();
+  }
+}
+
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };

@@ -1,9 +1,11 @@
 // Issue 16: zodexd --oauth seen from a scripted OAuth client. Discovery, the static token beside
 // OAuth, and every negative case (wrong redirect, PKCE mismatch, replayed code, expired, revoked
 // and foreign tokens, never-approved clients, CSRF on the decision) without a browser; the
-// browser project drives the same server with the SDK's OAuth client and Chromium.
+// browser project drives the same server with the SDK's OAuth client and Chromium. What concerns
+// /mcp is asked in the project's era (http: 2025-11-25, http-modern: 2026-07-28, harness/oauth-era);
+// --public-url and --listen unix: are in oauth-tunnel.spec.ts.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,9 +23,9 @@ import {
   pkce,
   REDIRECT,
   register,
-  scratchDir,
   startOAuthServer,
   stopOAuthServers,
+  withOAuth,
   tokenRequest,
   type OAuthServer,
 } from '../harness/oauth.js';
@@ -34,15 +36,6 @@ import { REPO_ROOT, startHttpServer, stopServer } from '../harness/target.js';
 const run = promisify(execFile);
 const ZODEX_CLI = path.join(REPO_ROOT, 'dist/cli/zodex.js');
 const STATIC_TOKEN = 'static-token-0123456789abcdef';
-
-async function withOAuth(args: string[], body: (srv: OAuthServer) => Promise<void>, options: Parameters<typeof startOAuthServer>[1] = {}): Promise<void> {
-  const srv = await startOAuthServer(args, options);
-  try {
-    await body(srv);
-  } finally {
-    await srv.stop();
-  }
-}
 
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(stopOAuthServers);
@@ -327,57 +320,6 @@ requirement('oauth.pair-cli', async () => {
     const second = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
     expect((await decide(srv, second, { approve: true, pairing_code: code })).status).toBe(403);
   });
-});
-
-requirement('oauth.public-url', async ({ protocol }) => {
-  const status = endpoint(protocol);
-  await withOAuth(['--public-url', 'https://zodex.example.com'], async (srv) => {
-    const publicBase = 'https://zodex.example.com';
-    const headers = { host: 'zodex.example.com' };
-    const metadata = json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers }));
-    expect(metadata).toMatchObject({ resource: `${publicBase}/mcp`, authorization_servers: [publicBase] });
-    expect(json(await srv.request('/.well-known/oauth-authorization-server')).issuer).toBe(publicBase);
-    expect((await srv.request('/mcp', opening(protocol, headers))).headers['www-authenticate']).toContain(`${publicBase}/.well-known/oauth-protected-resource/mcp`);
-    expect((await srv.request('/mcp', opening(protocol, { host: 'other.example.com' }))).status).toBe(403);
-  });
-});
-
-requirement('oauth.unix-socket', async ({ protocol }) => {
-  const status = endpoint(protocol);
-  const dir = scratchDir('zodex-unix-');
-  const socketPath = path.join(dir, 'private', 'mcp.sock');
-  try {
-    await withOAuth(['--listen', `unix:${socketPath}`], async (srv) => {
-      expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
-      expect(fs.statSync(path.dirname(socketPath)).mode & 0o777).toBe(0o700);
-      const base = 'http://localhost';
-      expect(json(await srv.request('/.well-known/oauth-protected-resource/mcp', { headers: { host: 'localhost' } })).resource).toBe(`${base}/mcp`);
-      expect((await srv.request('/mcp', opening(protocol, { host: 'evil.example' }))).status).toBe(403);
-      expect((await srv.request('/mcp', opening(protocol, { host: 'localhost', origin: 'http://evil.example' }))).status).toBe(403);
-      // A second zodexd on the live socket is refused.
-      const second = await run(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodexd.js'), '--transport', 'http', '--listen', `unix:${socketPath}`, '--state-dir', srv.stateDir]).catch((error: { code: number; stderr: string }) => error);
-      expect((second as { stderr: string }).stderr).toContain('another process is listening');
-    }, { base: 'http://localhost' });
-    expect(fs.existsSync(socketPath)).toBe(false);
-    // A leftover socket nobody serves is replaced.
-    const crashed = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(socketPath)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise((resolve) => crashed.stdout!.once('data', resolve));
-    crashed.kill('SIGKILL'); // dies without removing its socket
-    await new Promise((resolve) => crashed.once('exit', resolve));
-    expect(fs.lstatSync(socketPath).isSocket()).toBe(true);
-    await withOAuth(['--listen', `unix:${socketPath}`], async (srv) => {
-      expect((await srv.request('/mcp', opening(protocol, { host: 'localhost' }))).status).toBe(401);
-    }, { base: 'http://localhost' });
-    // A folder other users can write is refused.
-    const open = path.join(dir, 'open');
-    fs.mkdirSync(open, { mode: 0o777 });
-    fs.chmodSync(open, 0o777);
-    const refused = await run(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodexd.js'), '--transport', 'http', '--listen', `unix:${open}/mcp.sock`, '--state-dir', path.join(dir, 'state')]).catch((error: { stderr: string }) => error);
-    expect((refused as { stderr: string }).stderr).toContain(`the socket folder ${open} has mode 777`);
-    expect(fs.existsSync(path.join(open, 'mcp.sock'))).toBe(false);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
 });
 
 requirement('oauth.session-bound', async ({ protocol }) => {
