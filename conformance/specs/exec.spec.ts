@@ -165,6 +165,9 @@ requirement('progress.long-yield', async ({ zodex }) => {
 
 requirement('exec.yield-window', async ({ zodex }) => {
   const z = await zodex();
+  // The first command of a Local-mode server also waits for the one login-shell capture (up to
+  // its 5 s timeout when an rc file hangs): measure the yield window on a warmed-up server.
+  await z.exec({ cmd: 'true', workdir: '/' });
   const started = Date.now();
   const result = await z.exec({ cmd: 'echo early; sleep 20', workdir: '/', yield_time_ms: 1_500 });
   const waited = Date.now() - started;

@@ -29,6 +29,7 @@ async function expectNoEarlyReturn(z: Zodex, cmd: string, workdir = '/'): Promis
 
 requirement('wait.max-yield', async ({ zodex }) => {
   const z = await zodex({ args: ['--max-yield-ms', '1500'] });
+  await z.exec({ cmd: 'true', workdir: '/' }); // past the one login-shell capture (see exec.yield-window)
   const { result, ms } = await timed(z, 'sleep 30', 60_000);
   expect(result).toMatchObject({ status: 'running', yield_time_ms: 1_500 });
   expect(result.session_handle).toBeTruthy();
