@@ -47,7 +47,8 @@ export function createRuntime(config: Config, log: (message: string) => void): R
   }
   const shellPath = pickShell(config.mode);
   const policy = environmentPolicy(config);
-  const shell = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy) : Promise.resolve(serverEnvironment(shellPath, policy));
+  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log }) : undefined;
+  const shell = capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy));
   const spill = new SpillStore(spillOptions(config));
   spill.startCleanup(log);
   const store = openStore({ stateDir: config.stateDir, warn: log });
@@ -85,6 +86,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     close: () =>
       (closing ??= (async () => {
         spill.stop();
+        capture?.stop();
         await liveboard.then((started) => started?.close(), () => undefined);
         await killCommands();
         await control.close();

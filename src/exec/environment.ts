@@ -6,7 +6,7 @@
 // The engine knows no product: which variables a command must not see and which it must get
 // (the HTTP token, the publisher's secrets and write mode) arrive as an EnvironmentPolicy.
 
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
 export interface ShellSetup {
@@ -37,6 +37,8 @@ export interface EnvironmentPolicy {
 
 const MARK = '__ZODEX_ENV_BEGIN__';
 const CAPTURE_TIMEOUT_MS = 5_000;
+// pyenv waits 60 s for its rehash lock; a shell still running 2 minutes in is hung, not slow.
+const CAPTURE_GRACE_MS = 120_000;
 
 function isExecutable(file: string): boolean {
   try {
@@ -62,34 +64,108 @@ export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>, pol
   return env;
 }
 
+export interface CaptureOptions {
+  // How long the first command may wait for the login shell before the server environment is used.
+  timeoutMs?: number;
+  // How long a shell past timeoutMs may go on before it is sent SIGTERM (see below).
+  graceMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface LoginCapture {
+  setup: Promise<ShellSetup>;
+  // Ends a shell still running (SIGTERM to the shell alone); called once the server stops.
+  stop(): void;
+}
+
+const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
+
 // Runs the login shell once and parses its environment. Falls back to the server's own
 // environment (and says why) when the shell fails, hangs or prints nothing usable.
-export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy): Promise<ShellSetup> {
-  return new Promise((resolve) => {
-    const fallback = (why: string) =>
-      resolve({ shell, env: commandEnv(process.env, policy), source: `server environment (${why})` });
-    const script = `printf '\\0${MARK}\\0'; env -0`;
-    const base = commandEnv(process.env, policy);
-    execFile(
-      shell,
-      ['-lc', script],
-      { env: base, timeout: CAPTURE_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'buffer' },
-      (error, stdout) => {
-        if (error) return fallback(`${shell} -lc failed: ${error.message.split('\n')[0]}`);
-        const text = stdout.toString('utf8');
-        const at = text.indexOf(`\0${MARK}\0`);
-        if (at === -1) return fallback('no environment in the login shell output');
-        const env: Record<string, string> = {};
-        for (const entry of text.slice(at + MARK.length + 2).split('\0')) {
-          const eq = entry.indexOf('=');
-          if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-        }
-        if (!env.PATH) return fallback('the login shell environment has no PATH');
-        for (const key of ['SHLVL', '_', 'OLDPWD', 'PWD']) delete env[key];
-        resolve({ shell, env: commandEnv(env, policy), source: `${shell} -l` });
-      },
-    );
+// A slow shell is never killed mid-rc-file: rc files take locks (pyenv's rehash holds
+// ~/.pyenv/shims/.pyenv-shim while it runs, and a SIGKILL leaves it behind, so that every later
+// login shell of the user waits 60 s for it). So the shell leads its own session (a kill of
+// zodexd's process group does not reach it), a timeout only stops waiting for it, and only past
+// the grace period, or when the server stops, is the shell itself (not its group) sent SIGTERM:
+// what it started finishes on its own and releases what it holds.
+export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy, options: CaptureOptions = {}): LoginCapture {
+  const timeoutMs = options.timeoutMs ?? CAPTURE_TIMEOUT_MS;
+  const graceMs = options.graceMs ?? CAPTURE_GRACE_MS;
+  const started = Date.now();
+  const script = `printf '\\0${MARK}\\0'; env -0`;
+  let child: ChildProcess | undefined;
+  let running = false;
+  const end = () => {
+    if (running && child?.pid !== undefined) {
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        // it has just ended
+      }
+    }
+  };
+  let grace: NodeJS.Timeout | undefined;
+  const setup = new Promise<ShellSetup>((resolve) => {
+    let settled = false;
+    const settle = (result: ShellSetup) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const fallback = (why: string) => settle({ shell, env: commandEnv(process.env, policy), source: `server environment (${why})` });
+    try {
+      child = spawn(shell, ['-lc', script], { env: commandEnv(process.env, policy), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    } catch (error) {
+      return fallback(`${shell} -lc failed: ${(error as Error).message.split('\n')[0]}`);
+    }
+    running = true;
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= MAX_CAPTURE_BYTES) chunks.push(chunk); // past it, read on and drop: the shell must not block
+    });
+    const timer = setTimeout(() => {
+      fallback(`${shell} -lc gave no environment within ${timeoutMs} ms; it may go on for ${Math.round(graceMs / 1000)} s more, unkilled`);
+      grace = setTimeout(end, graceMs);
+      grace.unref();
+    }, timeoutMs);
+    child.on('error', (error) => {
+      running = false;
+      clearTimeout(timer);
+      fallback(`${shell} -lc failed: ${error.message.split('\n')[0]}`);
+    });
+    child.on('close', (code, signal) => {
+      running = false;
+      clearTimeout(timer);
+      if (grace) clearTimeout(grace);
+      if (settled) {
+        options.log?.(`login shell: ${shell} -l ended after ${Date.now() - started} ms, past the ${timeoutMs} ms wait; commands keep the server environment`);
+        return;
+      }
+      if (code !== 0) return fallback(`${shell} -lc failed: ${signal ? `killed by ${signal}` : `exit code ${code}`}`);
+      if (bytes > MAX_CAPTURE_BYTES) return fallback(`the login shell printed more than ${MAX_CAPTURE_BYTES} bytes`);
+      settle(parseCapture(shell, Buffer.concat(chunks).toString('utf8'), policy) ?? { shell, env: commandEnv(process.env, policy), source: 'server environment (no usable environment in the login shell output)' });
+    });
+    // A shell past its timeout must not keep zodexd alive.
+    child.unref();
+    (child.stdout as unknown as { unref?: () => void }).unref?.();
   });
+  return { setup, stop: end };
+}
+
+// The environment after the marker, or undefined when there is none or it has no PATH.
+function parseCapture(shell: string, text: string, policy: EnvironmentPolicy): ShellSetup | undefined {
+  const at = text.indexOf(`\0${MARK}\0`);
+  if (at === -1) return undefined;
+  const env: Record<string, string> = {};
+  for (const entry of text.slice(at + MARK.length + 2).split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  if (!env.PATH) return undefined;
+  for (const key of ['SHLVL', '_', 'OLDPWD', 'PWD']) delete env[key];
+  return { shell, env: commandEnv(env, policy), source: `${shell} -l` };
 }
 
 export function serverEnvironment(shell: string, policy: EnvironmentPolicy): ShellSetup {
