@@ -29,20 +29,28 @@ function start(cmd: string): PtyProcess {
   return pty;
 }
 
-// The probe's answers over `ms`, sampled every 50 ms.
-async function answers(pty: PtyProcess, ms: number): Promise<boolean[]> {
+// The probe's answers for cmd over `ms`, sampled every 50 ms; the command is killed after.
+async function answers(cmd: string, ms: number): Promise<boolean[]> {
+  const pty = start(cmd);
   const probe = createInputProbe(pty.pid)!;
   const seen: boolean[] = [];
-  for (const until = Date.now() + ms; Date.now() < until; ) {
-    seen.push(probe.check());
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      seen.push(probe.check());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    running.splice(running.indexOf(pty), 1);
+    killProcessTree(pty.pid);
+    pty.dispose();
   }
   return seen;
 }
 
 const py = (code: string) => `exec python3 -c '${code}'`;
 
-describe.runIf(linux)('input-wait probe (Linux /proc)', () => {
+// Each case only waits and samples, so the cases run at once (a busy loop among them included).
+describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
   it.each([
     ['read on the terminal', 'read line'],
     ['read on /dev/tty', 'read line < /dev/tty'],
@@ -50,7 +58,7 @@ describe.runIf(linux)('input-wait probe (Linux /proc)', () => {
     ['poll on the terminal alone', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll()')],
     ['epoll watching the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(0, select.EPOLLIN); e.register(a, select.EPOLLIN); e.poll()')],
   ])('tells %s', async (_name, cmd) => {
-    const seen = await answers(start(cmd), 3_000);
+    const seen = await answers(cmd, 3_000);
     expect(seen.slice(-10).every(Boolean)).toBe(true);
   });
 
@@ -62,7 +70,7 @@ describe.runIf(linux)('input-wait probe (Linux /proc)', () => {
     ['a busy loop', py('while True: pass')],
     ['a reader whose shell also runs a busy child', 'sh -c "while :; do :; done" & read line'],
   ])('does not take %s for a prompt', async (_name, cmd) => {
-    const seen = await answers(start(cmd), 2_000);
+    const seen = await answers(cmd, 2_000);
     expect(seen.some(Boolean)).toBe(false);
   });
 });
