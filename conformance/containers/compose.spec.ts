@@ -1,6 +1,7 @@
 // The compose demo (issue 6): examples/mcp_http/sandbox brought up and down with the standalone
 // docker-compose, as its README says; the scripted agent's transcript must report every step.
 
+import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { CLIENT_IMAGE, SERVER_IMAGE } from '../harness/docker.js';
@@ -20,10 +21,11 @@ requirement('compose.demo', async () => {
   test.setTimeout(180_000);
   const { DockerComposeEnvironment, Wait } = await import('testcontainers');
   const port = await freePort();
+  const project = `zodexdemo${process.pid}`;
   const environment = await new DockerComposeEnvironment(path.join(REPO_ROOT, 'examples/mcp_http/sandbox'), 'docker-compose.yml')
     .withClientOptions({ executable: { standalone: true, executablePath: 'docker-compose' } })
     .withEnvironment({ ZODEX_IMAGE: SERVER_IMAGE, ZODEX_CLIENT_IMAGE: CLIENT_IMAGE, ZODEX_PORT: String(port) })
-    .withProjectName(`zodexdemo${process.pid}`)
+    .withProjectName(project)
     // The demo publishes zodexd on 127.0.0.1 only. testcontainers' default wait dials published
     // ports at the Docker bridge gateway when it runs inside a container (/.dockerenv), which a
     // loopback-only publish never answers; the image's own healthcheck is the right signal, and
@@ -33,12 +35,13 @@ requirement('compose.demo', async () => {
     .withStartupTimeout(120_000)
     .up();
   try {
-    const logs = await environment.getContainer('agent_1').logs();
-    let transcript = '';
-    await new Promise<void>((resolve) => {
-      logs.on('data', (chunk: Buffer | string) => (transcript += chunk.toString()));
-      logs.on('end', () => resolve());
-    });
+    // The agent is a one-shot container that can end before testcontainers lists what runs (it
+    // then knows no agent_1): read it by name from Docker, which keeps it until `down`.
+    const agent = `${project}_agent_1`;
+    const state = () => execFileSync('docker', ['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', agent], { encoding: 'utf8' }).trim();
+    await expect.poll(state, { timeout: 60_000 }).toMatch(/^exited /);
+    const transcript = execFileSync('docker', ['logs', agent], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(state()).toBe('exited 0');
     expect(transcript).toContain('agent: tools: exec_command, write_stdin, apply_patch');
     expect(transcript).toMatch(/agent: ok: a command runs in the sandbox/);
     expect(transcript).toMatch(/agent: ok: a patch applies/);

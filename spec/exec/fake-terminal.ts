@@ -33,6 +33,15 @@ export class FakeTerminal implements Terminal {
   dispose(): void {
     this.disposed = true;
   }
+  // Output the command wrote that has not reached the terminal's reader yet: delivered by drain().
+  private readonly inFlight: Buffer[] = [];
+  drain(): void {
+    for (const bytes of this.inFlight.splice(0)) for (const listener of this.dataListeners) listener(bytes);
+  }
+  // The command prints, and the bytes are still on their way (as under load, in the kernel).
+  printInFlight(text: string): void {
+    this.inFlight.push(Buffer.from(text, 'utf8'));
+  }
   // The command prints.
   print(text: string | Buffer): void {
     const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;

@@ -75,6 +75,20 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
   });
 });
 
+describe.runIf(linux)('the terminal drain', () => {
+  it('delivers, synchronously, a prompt the event loop has not read yet', async () => {
+    const pty = start("sleep 0.3; printf 'name? '; read line");
+    const seen: string[] = [];
+    pty.onData((bytes) => seen.push(bytes.toString('utf8')));
+    const until = Date.now() + 3_000; // the loop is blocked: only drain() can read the prompt now
+    while (Date.now() < until && seen.length === 0) {
+      pty.drain();
+      if (seen.length === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+    expect(seen.join('')).toContain('name? ');
+  });
+});
+
 describe('input-wait probe elsewhere', () => {
   it('is not offered on a platform other than Linux', () => {
     const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;

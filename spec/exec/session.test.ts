@@ -122,6 +122,16 @@ describe('Session with a fake terminal', () => {
     session.kill('killed');
   });
 
+  it('a prompt still on its way to the reader when the wait for input is confirmed is in the result', async () => {
+    const probe = new FakeProbe();
+    const { session, terminal } = fakeSession({ inputProbe: probe });
+    terminal.printInFlight('name? ');
+    probe.waiting = true;
+    await session.wait({ deadline: Date.now() + 10_000, untilInput: true });
+    expect(session.report()).toMatchObject({ status: 'running', waitingForInput: true, output: 'name? ' });
+    session.kill('killed');
+  });
+
   it('ends a wait when the call is aborted', async () => {
     const { session } = fakeSession();
     const controller = new AbortController();

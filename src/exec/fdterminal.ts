@@ -90,6 +90,25 @@ export class FdTerminal implements HelperTerminal {
     });
   }
 
+  // A terminal's output reaches its master side through a kernel work queue, which under load can
+  // lag the writer by milliseconds: a prompt may be written, and its writer already waiting for
+  // input, before the master is readable. A read of the master that finds nothing first waits
+  // for that queue (n_tty_read flushes the port's buffer work), so reading until EAGAIN here
+  // delivers everything the command wrote up to now. The master is non-blocking (libuv set it).
+  drain(): void {
+    if (this.closed || this.reader.isPaused()) return;
+    for (;;) {
+      let length: number;
+      try {
+        length = fs.readSync(this.master, READ_BUFFER, 0, READ_BUFFER.length, null);
+      } catch {
+        return; // EAGAIN: nothing more now; EIO: the terminal has ended (the reader sees it too)
+      }
+      if (length <= 0) return;
+      this.dataListener(READ_BUFFER.subarray(0, length));
+    }
+  }
+
   // The process has opened the terminal itself: zodexd's copy of the slave side can go.
   settled(): void {
     if (this.slave === undefined) return;

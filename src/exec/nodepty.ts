@@ -101,6 +101,8 @@ function spawnWithNodePty(spawnHelper: string, nonce: string, args: string[], te
     onExit: (listener) => void pty.onExit(listener),
     write: (data) => pty.write(data),
     settled: () => {},
+    // node-pty's own reader holds the descriptor: what is pending arrives through it.
+    drain: () => {},
     destroy: () => (pty as IPty & { destroy(): void }).destroy(), // the typings omit it
   };
 }

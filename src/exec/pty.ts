@@ -26,6 +26,7 @@ export interface PtyProcess {
   // Closes the terminal. zodex-spawn, if still waiting, takes the hang-up as the order to kill
   // what is left of the command and exit.
   dispose(): void;
+  drain(): void; // as HelperTerminal.drain, through the end-marker reader
 }
 
 // A terminal with zodex-spawn on it, however it was started: by node-pty (nodepty.ts) or by the
@@ -44,6 +45,8 @@ export interface HelperTerminal {
   settled(): void;
   // Closes the terminal and hangs up zodex-spawn.
   destroy(): void;
+  // Reads what is pending on the terminal now, delivering it through onData.
+  drain(): void;
 }
 
 export function newNonce(): string {
@@ -93,6 +96,7 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
         // already gone: its exit is on the way
       }
     },
+    drain: () => pty.drain(),
     dispose: () => {
       try {
         pty.destroy();

@@ -226,8 +226,15 @@ export class Session {
         } else if (!this.inputProbe!.check()) {
           seen = false;
           probe = setTimeout(look, INPUT_POLL_MS);
-        } else if (seen) done();
-        else {
+        } else if (seen) {
+          // Confirmed: take in what the command wrote before it began to wait (a prompt may still
+          // be on its way to the terminal's master side); if that was output, look again later.
+          const before = this.lastActivityAt;
+          this.pty.drain();
+          if (this.lastActivityAt === before) return done();
+          seen = false;
+          probe = setTimeout(look, INPUT_SETTLE_MS);
+        } else {
           seen = true;
           probe = setTimeout(look, INPUT_CONFIRM_MS);
         }

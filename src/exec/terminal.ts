@@ -19,4 +19,7 @@ export interface Terminal {
   requestKill(): void;
   // Closes the terminal (after the exit, or to hang up what is left of the command).
   dispose(): void;
+  // Delivers now, through onData, whatever the command has written that was not read yet, output
+  // still on its way between the terminal's two sides included (see FdTerminal.drain).
+  drain(): void;
 }
