@@ -17,8 +17,16 @@ import { dockerUnavailable } from './harness/docker.js';
 import type { SuiteOptions } from './harness/fixtures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-// Servers the suite starts keep their history in a scratch state dir, not the user's.
-process.env.XDG_STATE_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-state-'));
+// Servers the suite starts keep their history in a scratch state dir, and their spill files in a
+// scratch spill parent, not the user's; both are removed after the run (harness/global-teardown.ts).
+// Made once, by the runner's process: its workers inherit the variables.
+const scratch = (variable: string, prefix: string) => {
+  if (process.env[variable]) return;
+  process.env[variable] = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.env.ZODEX_CONFORMANCE_SCRATCH = [process.env.ZODEX_CONFORMANCE_SCRATCH, process.env[variable]].filter(Boolean).join(path.delimiter);
+};
+scratch('XDG_STATE_HOME', 'zodex-conformance-state-');
+scratch('ZODEX_SPILL_DIR', 'zodex-conformance-spill-');
 const only = process.env.ZODEX_CONFORMANCE_TARGET;
 // Each managed target twice: the suite's client speaking 2025-11-25 (stdio, http) and 2026-07-28
 // (stdio-modern, http-modern). The container, browser and sandbox projects speak 2025-11-25.
@@ -74,7 +82,7 @@ export default defineConfig<SuiteOptions>({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  workers: Number(process.env.ZODEX_CONFORMANCE_WORKERS ?? 2),
+  workers: Number(process.env.ZODEX_CONFORMANCE_WORKERS ?? 3), // most tests wait: 3 measured 7.8 min against 10.2 with 2
   forbidOnly: true,
   retries: 0,
   outputDir: path.join(here, '.artifacts/test-output'),
@@ -83,5 +91,6 @@ export default defineConfig<SuiteOptions>({
     ['./harness/table-reporter.ts', { outputDir: process.env.ZODEX_CONFORMANCE_RESULTS ?? path.join(here, 'results') }],
   ],
   globalSetup: './containers/global-setup.ts',
+  globalTeardown: './harness/global-teardown.ts',
   projects: [...targets.map(project), ...(only ? [] : [browserProject, containerProject, sandboxProject])],
 });

@@ -1,35 +1,27 @@
-// npm run test:spec: every spec file, in two vitest runs side by side. One runs the unit and
-// property tests as before (vitest's own worker count: one on a 2-core machine); the other runs
+// npm run test:spec: every spec file, in vitest runs side by side (scripts/beside.mjs). One runs
+// the unit and property tests (vitest's own worker count: one on a 2-core machine); beside it run
 // the packed-suite test, which spends most of its 100-200 s waiting on npm and on its installed
-// conformance run (about a fifth of one core), so beside the rest it no longer adds its whole
-// time to the run. Its report is printed when it ends; the exit is non-zero if either failed.
+// conformance run (about a fifth of one core), and the spec files' typecheck
+// (`tsc -p spec/tsconfig.json`, ~30 s of one core; vitest itself does not typecheck). Their
+// reports are printed when the unit tests end. The exit is non-zero if any of the three failed.
 // With arguments (files, vitest flags) this is one plain `vitest run` with them.
 
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { beside, start } from '../scripts/beside.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const vitest = path.join(repo, 'node_modules/vitest/vitest.mjs');
-const config = ['run', '--config', path.join(repo, 'spec/vitest.config.ts')];
+const vitest = [path.join(repo, 'node_modules/vitest/vitest.mjs'), 'run', '--config', path.join(repo, 'spec/vitest.config.ts')];
+const tsc = path.join(repo, 'node_modules/typescript/bin/tsc');
 const PACKED = 'spec/package/packed-conformance.test.ts';
-
-function run(args, captured) {
-  const child = spawn(process.execPath, [vitest, ...config, ...args], { cwd: repo, stdio: ['ignore', captured ? 'pipe' : 'inherit', captured ? 'pipe' : 'inherit'] });
-  let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output })));
-}
+const node = (label, args, captured) => start(label, process.execPath, args, { captured, cwd: repo });
 
 const extra = process.argv.slice(2);
 if (extra.length > 0) {
-  process.exitCode = (await run(extra, false)).code;
+  process.exitCode = (await node('vitest', [...vitest, ...extra], false).done).code;
 } else {
-  console.log(`spec: ${PACKED} runs beside the other spec files; its report follows theirs`);
-  const packed = run([PACKED], true);
-  const rest = await run(['--exclude', PACKED], false);
-  const beside = await packed;
-  console.log(`\n--- ${PACKED} (run beside the others) ---\n${beside.output}`);
-  process.exitCode = rest.code !== 0 ? rest.code : beside.code;
+  console.log(`spec: ${PACKED} and the spec typecheck run beside the other spec files; their reports follow`);
+  const typecheck = node('tsc -p spec/tsconfig.json --noEmit', [tsc, '-p', path.join(repo, 'spec/tsconfig.json'), '--noEmit'], true);
+  const packed = node(PACKED, [...vitest, PACKED], true);
+  process.exitCode = await beside(node('the other spec files', [...vitest, '--exclude', PACKED], false), [typecheck, packed]);
 }

@@ -47,6 +47,8 @@ describe('layer options', () => {
 
   it('gives the spill store its folder, cap and age', () => {
     expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000 });
+    expect(spillOptions(config([], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/from-env');
+    expect(spillOptions(config(['--spill-dir', '/tmp/x'], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/x');
   });
 
   it('keeps the HTTP token from every command, and GitHub tokens unless --write-mode direct', () => {

@@ -32,6 +32,22 @@ describe('SpillStore', () => {
     expect(sink.truncated).toBe(true);
   });
 
+  it('removes its own folder when it stops with nothing left in it, and keeps one that holds files', () => {
+    const parent = path.join(tempRoot(), 'zodex');
+    const kept = new SpillStore({ parentDir: parent, capBytes: 10, maxAgeMs: DAY });
+    const sink = kept.create();
+    sink.close();
+    kept.stop();
+    expect(fs.existsSync(sink.path!)).toBe(true);
+    const emptied = new SpillStore({ parentDir: parent, capBytes: 10, maxAgeMs: DAY });
+    const gone = emptied.create();
+    gone.close();
+    fs.rmSync(gone.path!);
+    emptied.stop();
+    expect(fs.existsSync(path.dirname(gone.path!))).toBe(false);
+    expect(fs.readdirSync(parent)).toEqual([path.basename(path.dirname(sink.path!))]);
+  });
+
   it('reads back what it kept and replaces the tail file whole, private, beside the spill file', async () => {
     const store = new SpillStore({ parentDir: path.join(tempRoot(), 'zodex'), capBytes: 10, maxAgeMs: DAY });
     const sink = store.create();

@@ -133,8 +133,16 @@ export class SpillStore {
     this.timer.unref();
   }
 
+  // Ends the cleanup; our folder goes too if nothing is left in it (a folder per server that ever
+  // spilled would otherwise pile up for a day under PARENT, each walked by every start's cleanup).
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (!this.folder) return;
+    try {
+      fs.rmdirSync(this.folder);
+    } catch {
+      // not empty (its files stay, for maxAgeMs) or already gone
+    }
   }
 }
 

@@ -46,7 +46,7 @@ Output:
   --preview-bytes N           head + tail shown once spilled (default ${defaults.DEFAULT_PREVIEW_BYTES})
   --head-bytes N              of that, the start of what is new (default ${defaults.DEFAULT_HEAD_BYTES}; at most half)
   --tail-file-bytes N         last bytes kept past the spill cap, in a tail file (default ${defaults.DEFAULT_TAIL_FILE_BYTES})
-  --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)
+  --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)   [env ZODEX_SPILL_DIR]
   --spill-cap-bytes N         bytes kept per spill file (default ${defaults.DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${defaults.DEFAULT_SPILL_MAX_AGE_MS})
 
