@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, vi } from 'vitest';
 import { LineFramer } from '../../src/transport/framing.js';
 import { classifyFrame, idFromEnd, idFromStart, INVALID_REQUEST, PARSE_ERROR } from '../../src/transport/jsonrpc.js';
 
@@ -102,5 +103,28 @@ describe('id recovery', () => {
     expect(idFromEnd('aaaa"},"jsonrpc":"2.0","id":12}')).toBe(12);
     expect(idFromEnd('aaaa","id":12}}')).toBe(null);
     expect(idFromEnd('\\",\\"id\\":12}"}')).toBe(null);
+  });
+});
+
+describe('the plain-request shortcut', () => {
+  it('passes a plain request without the SDK union parse, and only what that parse accepts', () => {
+    const union = vi.spyOn(JSONRPCMessageSchema, 'safeParse');
+    try {
+      expect(line('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"exec_command","arguments":{"cmd":"true"}}}').kind).toBe('message');
+      expect(union).not.toHaveBeenCalled();
+      expect(line('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"progressToken":{}}}}').kind).toBe('reply');
+      expect(line('{"jsonrpc":"2.0","id":5,"method":"ping","extra":1}').kind).toBe('reply');
+      expect(union).toHaveBeenCalledTimes(2);
+    } finally {
+      union.mockRestore();
+    }
+    const value = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.double(), fc.constant(null), fc.array(fc.integer(), { maxLength: 1 }), fc.dictionary(fc.constantFrom('_meta', 'name', 'progressToken'), fc.oneof(fc.integer(), fc.string({ maxLength: 2 }), fc.dictionary(fc.constantFrom('progressToken', 'x'), fc.oneof(fc.integer(), fc.constant({}))))));
+    const message = fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), value), id: value, method: value, params: value, result: value, extra: value }, { requiredKeys: [] });
+    fc.assert(
+      fc.property(message, (m) => {
+        if (line(JSON.stringify(m)).kind === 'message') expect(JSONRPCMessageSchema.safeParse(m).success, JSON.stringify(m)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,13 +1,12 @@
 // The tools/list and tools/call handlers of one conversation's server, in place of the SDK's
 // (which strips unknown arguments and reports its own zod texts). Flow per call: the SDK's
-// request check (-32602) -> tool known? -> tools/validate.ts -> the conversation records it
+// request check (-32602, call-request.ts) -> tool known? -> tools/validate.ts -> the conversation records it
 // (unless the tool is no invocation) and runs the tool; a rejected call is recorded like any failed call.
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ListToolsRequestSchema,
-  type CallToolRequest,
   type CallToolResult,
   type ServerNotification,
   type ServerRequest,
@@ -18,6 +17,7 @@ import { z } from 'zod';
 import { ZodexError, quote } from '../errors.js';
 import type { Outcome, SchemaLimits, Tool, ToolContext, ToolName } from '../tools/index.js';
 import { parseArguments } from '../tools/validate.js';
+import { setCallHandler } from './call-request.js';
 import type { Conversation } from './conversation.js';
 import { errorResult } from './results.js';
 
@@ -68,16 +68,12 @@ export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {
   };
 }
 
-const CallMethod = z.looseObject({ method: z.literal('tools/call') });
-
 export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: (message: string) => void): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
-  // The SDK's Server checks every tools/call against CallToolRequestSchema before this handler
-  // (params.arguments that is not an object gets JSON-RPC -32602); registering that schema here
-  // too would make the Protocol parse it first and answer -32603, so this one only names the method.
-  server.server.setRequestHandler(CallMethod, async (request, extra) => {
-    const params = (request as unknown as CallToolRequest).params;
+  // The SDK's checks of a tools/call (-32602 for params it refuses) run in call-request.ts, once.
+  setCallHandler(server, async (request, extra) => {
+    const { params } = request;
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) {

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { discoverResponse, noteClient, type DiscoverInfo } from '../server/modern/discover.js';
 import { readEnvelope } from '../server/modern/envelope.js';
 import { LineFramer, type Frame } from './framing.js';
+import { REQUEST_KEYS } from './jsonrpc.js';
 
 export interface HeldInput {
   framer: LineFramer; // continues the partial line the front had read
@@ -59,8 +60,6 @@ export function holdStdio(options: StdioFrontOptions): StdioFront {
     },
   };
 }
-
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 // The reply line to a well-formed modern server/discover request; undefined for anything else
 // (the transport answers it, errors included, exactly as it would have).
