@@ -4,6 +4,7 @@
 
 import { Conversation } from '../server/conversation.js';
 import type { ServerRuntime } from '../server/options.js';
+import { connectServer } from '../server/plain-request.js';
 import { createMcpServer } from '../server/server.js';
 import type { ConversationFactory } from '../transport/serving.js';
 
@@ -13,7 +14,7 @@ export function conversationFactory(runtime: ServerRuntime): ConversationFactory
     const server = createMcpServer(runtime, conversation);
     let closed = false;
     return {
-      connect: (transport) => server.connect(transport),
+      connect: (transport) => connectServer(server, transport),
       async close() {
         if (closed) return;
         closed = true;
