@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PtyProcess } from '../../src/exec/pty.js';
 import { StandbyPool } from '../../src/exec/standby.js';
 import { encodeSpec, type CommandSpec } from '../../src/exec/wire.js';
@@ -62,6 +62,24 @@ describe('the spawn frame', () => {
     const str = (text: string) => Buffer.concat([u32(Buffer.byteLength(text)), Buffer.from(text)]);
     const payload = Buffer.concat([u32(3), u32(1), str('/w'), str('/bin/sh'), str('-c'), str('echo é'), str('A=1')]);
     expect(frame).toEqual(Buffer.concat([u32(payload.length), payload]));
+  });
+
+  it('encodes a frozen environment once and reuses its bytes; any other environment each time', () => {
+    const entries = vi.spyOn(Object, 'entries');
+    try {
+      const frozen = Object.freeze({ A: '1', B: 'é' });
+      const first = encodeSpec({ cwd: '/', file: '/bin/sh', args: ['-c', 'x'], env: frozen });
+      const second = encodeSpec({ cwd: '/w', file: '/bin/sh', args: ['-c', 'echo yz'], env: frozen });
+      expect(entries).toHaveBeenCalledTimes(1);
+      expect(first).toEqual(encodeSpec({ cwd: '/', file: '/bin/sh', args: ['-c', 'x'], env: { A: '1', B: 'é' } }));
+      expect(second).toEqual(encodeSpec({ cwd: '/w', file: '/bin/sh', args: ['-c', 'echo yz'], env: { A: '1', B: 'é' } }));
+      const open: Record<string, string> = { A: '1' };
+      encodeSpec({ cwd: '/', file: '/bin/sh', args: [], env: open });
+      open.A = '2'; // not frozen: never kept, so a change is seen
+      expect(decode(encodeSpec({ cwd: '/', file: '/bin/sh', args: [], env: open }))).toEqual(expected({ cwd: '/', file: '/bin/sh', args: [], env: { A: '2' } }));
+    } finally {
+      entries.mockRestore();
+    }
   });
 
   it('round-trips any strings execve can carry, exactly, through zodex-spawn', () => {

@@ -23,6 +23,9 @@ describe('Conversation', () => {
     expect(fake.of('registerAgent')).toEqual([['zserver']]);
     expect(conversation.agentId).toBe('AG1X');
     expect(conversation.sessionEnv().ZODEX_AGENT_ID).toBe('AG1X');
+    // One frozen object for the conversation: the engine builds and encodes its environment once.
+    expect(conversation.sessionEnv()).toBe(conversation.sessionEnv());
+    expect(Object.isFrozen(conversation.sessionEnv())).toBe(true);
   });
 
   it('records each call: what it was, then how it ended, never a session handle', async () => {

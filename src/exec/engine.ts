@@ -44,7 +44,7 @@ export interface StartRequest {
   owner: string; // the conversation: its close kills the command
   agentId?: string; // for records only
   principal?: string; // who may use the handle (an OAuth grant id, else 'static'); absent: anyone
-  env?: Record<string, string>; // added to the captured environment
+  env?: Readonly<Record<string, string>>; // added to the captured environment (frozen: built once per object)
 }
 
 export interface EngineEvents {
@@ -56,6 +56,7 @@ export class ExecEngine {
   private readonly sessions = new Map<string, Session>();
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
   private readonly launchers: Launchers;
+  private readonly environments = new WeakMap<object, Readonly<Record<string, string>>>();
   private closing = false;
   // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
   readonly cgroupDir: string | undefined;
@@ -87,7 +88,8 @@ export class ExecEngine {
 
   async start(request: StartRequest): Promise<Session> {
     if (this.closing) throw shuttingDown();
-    const running = this.list().filter((session) => !session.hasEnded).length;
+    let running = 0;
+    for (const session of this.sessions.values()) if (!session.hasEnded) running++;
     if (running >= this.options.maxSessions) {
       throw new ZodexError(
         'SESSION_LIMIT',
@@ -98,7 +100,7 @@ export class ExecEngine {
     refuseNul(request);
     const setup = await this.options.shell;
     const handle = newSessionHandle();
-    const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: request.env ? { ...setup.env, ...request.env } : setup.env };
+    const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: this.environment(setup, request.env) };
     let pty: PtyProcess;
     try {
       pty = await this.launchers.launch(spec);
@@ -130,6 +132,16 @@ export class ExecEngine {
     this.events.onSessionStart?.(session);
     void session.waitForEnd().then(() => this.onEnded(session));
     return session;
+  }
+
+  // The captured environment with a request's additions. Frozen additions (a conversation's, the
+  // same object each call) get one frozen result, built once, whose encoding wire.ts then keeps.
+  private environment(setup: ShellSetup, extra: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+    if (!extra) return setup.env;
+    if (!Object.isFrozen(extra)) return { ...setup.env, ...extra };
+    let env = this.environments.get(extra);
+    if (!env) this.environments.set(extra, (env = Object.freeze({ ...setup.env, ...extra })));
+    return env;
   }
 
   private onEnded(session: Session): void {

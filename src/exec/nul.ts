@@ -20,7 +20,7 @@ export function nulCharacterError(field: string, index: number): ZodexError {
 }
 
 // Refused before anything is spawned; environment names must also be non-empty and hold no "=".
-export function refuseNul(request: { cmd: string; cwd: string; env?: Record<string, string> | undefined }): void {
+export function refuseNul(request: { cmd: string; cwd: string; env?: Readonly<Record<string, string>> | undefined }): void {
   if (request.cmd.includes('\0')) throw nulCharacterError('cmd', request.cmd.indexOf('\0'));
   if (request.cwd.includes('\0')) throw nulCharacterError('workdir', request.cwd.indexOf('\0'));
   for (const [name, value] of Object.entries(request.env ?? {})) {

@@ -12,7 +12,7 @@ export interface CommandSpec {
   file: string;
   args: string[];
   cwd: string;
-  env: Record<string, string>;
+  env: Readonly<Record<string, string>>;
 }
 
 export interface WireStatus {
@@ -33,20 +33,46 @@ export function parseStatus(status: string): WireStatus {
 // all numbers 32-bit little-endian. No byte of a value can end a field or start another. Callers
 // refuse NUL inside a value first (ExecEngine.start): execve cannot carry it, the decoder refuses
 // the frame.
+// A frozen environment (the engine's, one per conversation) is encoded once and its bytes kept.
 export function encodeSpec(spec: CommandSpec): Buffer {
-  const strings = [spec.cwd, spec.file, ...spec.args, ...Object.entries(spec.env).map(([key, value]) => `${key}=${value}`)];
-  const encoded = strings.map((text) => Buffer.from(text, 'utf8'));
-  const frame = Buffer.alloc(12 + encoded.reduce((sum, bytes) => sum + 4 + bytes.length, 0));
-  frame.writeUInt32LE(frame.length - 4, 0);
+  const env = environmentFields(spec.env);
+  const strings = [spec.cwd, spec.file, ...spec.args];
+  let size = 12 + env.bytes.length;
+  for (const text of strings) size += 4 + Buffer.byteLength(text, 'utf8');
+  const frame = Buffer.allocUnsafe(size);
+  frame.writeUInt32LE(size - 4, 0);
   frame.writeUInt32LE(1 + spec.args.length, 4);
-  frame.writeUInt32LE(Object.keys(spec.env).length, 8);
+  frame.writeUInt32LE(env.count, 8);
   let at = 12;
-  for (const bytes of encoded) {
-    frame.writeUInt32LE(bytes.length, at);
-    bytes.copy(frame, at + 4);
-    at += 4 + bytes.length;
-  }
+  for (const text of strings) at = putField(frame, at, text);
+  env.bytes.copy(frame, at);
   return frame;
+}
+
+interface EnvironmentFields {
+  count: number;
+  bytes: Buffer; // the NAME=value fields, each behind its byte length
+}
+
+const encodedEnvironments = new WeakMap<object, EnvironmentFields>();
+
+function environmentFields(env: Readonly<Record<string, string>>): EnvironmentFields {
+  const kept = encodedEnvironments.get(env);
+  if (kept) return kept;
+  const entries = Object.entries(env).map(([key, value]) => `${key}=${value}`);
+  const bytes = Buffer.allocUnsafe(entries.reduce((sum, text) => sum + 4 + Buffer.byteLength(text, 'utf8'), 0));
+  let at = 0;
+  for (const text of entries) at = putField(bytes, at, text);
+  const fields = { count: entries.length, bytes };
+  if (Object.isFrozen(env)) encodedEnvironments.set(env, fields);
+  return fields;
+}
+
+// One field: its UTF-8 byte length, then its bytes; returns where the next one starts.
+function putField(frame: Buffer, at: number, text: string): number {
+  const length = frame.write(text, at + 4, 'utf8');
+  frame.writeUInt32LE(length, at);
+  return at + 4 + length;
 }
 
 // A standby's hello on the pool's socket: its nonce and a newline.

@@ -15,6 +15,7 @@ export type { InvocationInfo, Outcome };
 
 export class Conversation {
   private agent: string | undefined;
+  private env: Readonly<Record<string, string>> | undefined;
   private readonly context: ConversationContext | undefined;
 
   constructor(
@@ -32,12 +33,14 @@ export class Conversation {
   }
 
   // Variables every command of this conversation gets: who started it, and where the
-  // publisher daemon listens (zodex-agent reads both).
-  sessionEnv(): Record<string, string> {
-    return {
+  // publisher daemon listens (zodex-agent reads both). One frozen object for the conversation's
+  // life, so the engine builds and encodes each command's environment from it once.
+  sessionEnv(): Readonly<Record<string, string>> {
+    this.env ??= Object.freeze({
       [AGENT_ID_ENV]: this.agentId,
       [PUBLISHER_SOCKET_ENV]: process.env[PUBLISHER_SOCKET_ENV] ?? defaultPublisherSocket(),
-    };
+    });
+    return this.env;
   }
 
   // Runs one tool call, records it, and shapes its MCP result.

@@ -32,7 +32,7 @@ export interface ToolContext {
   owner: string; // the conversation
   principal: string; // who opened it: an OAuth grant id, else 'static'; only it may use its handles
   agentId: () => string;
-  sessionEnv: () => Record<string, string>; // extra variables for the command
+  sessionEnv: () => Readonly<Record<string, string>>; // extra variables for the command (the same object each call)
   store: Pick<Store, 'setAlias' | 'agent'>;
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
