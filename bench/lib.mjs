@@ -143,8 +143,8 @@ export function gitVersion() {
 const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
 const withEnvelope = (era, params = {}) => (era === 'modern' ? { ...params, _meta: { ...params._meta, ...ENVELOPE } } : params);
 
-export async function rawStdio(args = [], script = ZODEXD, era = 'legacy') {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
+export async function rawStdio(args = [], script = ZODEXD, era = 'legacy', env = {}) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, ...env } });
   const waiting = new Map();
   let buffer = '';
   child.stdout.on('data', (chunk) => {

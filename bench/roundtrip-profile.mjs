@@ -5,8 +5,9 @@
 //   launch : zodexd's launchers (standby pool) running `SHELL -c true` on a PTY to its end marker
 //   direct : node-pty starting zodex-spawn with the command (no pool), to its end marker
 //   engine : ExecEngine.start + collect: launch plus session, output buffer and report
-//   mcp    : the whole exec_command over stdio (JSON, zod, tools, stdout write); zodexd runs
-//            /bin/bash (sprite mode), the peer /bin/sh (child_process.exec)
+//   mcp    : the whole exec_command over stdio (JSON, zod, tools, stdout write); zodexd in Local
+//            mode (the default) runs $SHELL (/bin/bash here) and, as mcp.dash, /bin/sh with a
+//            scratch HOME; the peer runs /bin/sh (child_process.exec)
 // each step for bash and for dash (/bin/sh here, the shell the peer's exec uses).
 // Usage: node bench/roundtrip-profile.mjs [calls]
 
@@ -47,7 +48,9 @@ const engines = Object.fromEntries(
     }),
   ]),
 );
-const zodex = await rawStdio(); // sprite mode (the default): /bin/bash
+const zodex = await rawStdio(); // Local mode (the default): $SHELL, /bin/bash here
+const scratchHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-profile-home-'));
+const zodexDash = await rawStdio([], undefined, 'legacy', { SHELL: '/bin/sh', HOME: scratchHome, ZODEX_MODE: 'local' });
 const peer = await rawStdio([], peerStatus.entry);
 
 const ptyRun = (pty) =>
@@ -70,6 +73,7 @@ for (const [name, shell] of Object.entries(shells)) {
   };
 }
 steps['mcp.bash'] = () => zodex.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
+steps['mcp.dash'] = () => zodexDash.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
 steps['mcp.peer'] = () => peer.request('tools/call', { name: 'run_command', arguments: { command: 'true', workdir: '/' } });
 
 async function timed(fn) {
@@ -93,17 +97,20 @@ const result = {
         shellOnPipes: p50[`pipes.${name}`],
         ptyAndReporterOverPipes: round(p50[`launch.${name}`] - p50[`pipes.${name}`], 3),
         sessionAndReportOverLaunch: round(p50[`engine.${name}`] - p50[`launch.${name}`], 3),
-        ...(name === 'bash' ? { mcpOverEngine: round(p50['mcp.bash'] - p50['engine.bash'], 3) } : {}),
+        mcpOverEngine: round(p50[`mcp.${name}`] - p50[`engine.${name}`], 3),
         directOverPool: round(p50[`direct.${name}`] - p50[`launch.${name}`], 3),
       },
     ]),
   ),
   zodexOverPeerP50: round(p50['mcp.bash'] / p50['mcp.peer']),
+  zodexDashOverPeerP50: round(p50['mcp.dash'] / p50['mcp.peer']),
+  peerMcpOverPipesDash: round(p50['mcp.peer'] - p50['pipes.dash'], 3),
 };
 launchers.close();
 for (const engine of Object.values(engines)) await engine.shutdown();
-for (const client of [zodex, peer]) client.close();
+for (const client of [zodex, zodexDash, peer]) client.close();
 fs.rmSync(spillDir, { recursive: true, force: true });
+fs.rmSync(scratchHome, { recursive: true, force: true });
 const file = writeResult('roundtrip-profile', result);
-console.log(JSON.stringify({ p50Ms: result.p50Ms, breakdownMs: result.breakdownMs, zodexOverPeerP50: result.zodexOverPeerP50 }, null, 2));
+console.log(JSON.stringify({ p50Ms: result.p50Ms, breakdownMs: result.breakdownMs, zodexOverPeerP50: result.zodexOverPeerP50, zodexDashOverPeerP50: result.zodexDashOverPeerP50 }, null, 2));
 console.log(`written to ${file}`);

@@ -8,9 +8,15 @@
 // installed into bench/.peers), whose run_command runs `true` through child_process.exec: pipes,
 // no PTY, no sessions. Measured with the SDK client and with the same minimal client as zodexd.
 //   goal (issue 14): zodex stdio p50 <= 1.0 x mcp-server-commands stdio p50, the PTY kept.
+// The same-shell figure separates the shell from zodex: a second zodexd in Local mode with
+// SHELL=/bin/sh (dash here, the shell the peer's child_process.exec runs) and a scratch HOME (so
+// the login capture reads no rc file of the user), in the same loop, as its own ratio to the peer.
 // Also 16 sessions running concurrently over HTTP (16 conversations, `sleep 1` each).
 // Usage: node bench/roundtrip.mjs [calls]
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ensurePeers } from './compare/servers.mjs';
 import { BARE_MCP, barePty, exec, httpZodex, rawHttp, rawStdio, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
 
@@ -25,6 +31,11 @@ const raw = { stdio: await rawStdio(), http: await rawHttp(http.url) };
 const bare = { stdio: await stdioZodex(['stdio'], {}, BARE_MCP), http: await httpZodex(['http'], {}, [BARE_MCP]) };
 const bareRaw = { stdio: await rawStdio(['stdio'], BARE_MCP), http: await rawHttp(bare.http.url) };
 const peer = await stdioZodex([], {}, peerStatus.entry);
+const PEER_SHELL = '/bin/sh';
+const scratchHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-home-'));
+const sameShellEnv = { SHELL: PEER_SHELL, HOME: scratchHome, ZODEX_MODE: 'local' };
+const sameShell = await stdioZodex([], sameShellEnv);
+const sameShellRaw = await rawStdio([], undefined, 'legacy', sameShellEnv);
 const peerRaw = await rawStdio([], peerStatus.entry);
 const call = (client) => client.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
 const peerArguments = { name: 'run_command', arguments: { command: 'true', workdir: '/' } };
@@ -33,8 +44,8 @@ const peerCall = async () => {
   if (result.isError) throw new Error(`mcp-server-commands failed: ${JSON.stringify(result).slice(0, 200)}`);
 };
 const peerRawCall = () => peerRaw.request('tools/call', peerArguments);
-for (const server of [stdio, http, bare.stdio, bare.http]) for (let i = 0; i < 20; i++) await exec(server.client, { cmd: 'true' }); // warm up
-for (const client of [...Object.values(raw), ...Object.values(bareRaw)]) for (let i = 0; i < 20; i++) await call(client);
+for (const server of [stdio, http, bare.stdio, bare.http, sameShell]) for (let i = 0; i < 20; i++) await exec(server.client, { cmd: 'true' }); // warm up
+for (const client of [...Object.values(raw), ...Object.values(bareRaw), sameShellRaw]) for (let i = 0; i < 20; i++) await call(client);
 for (let i = 0; i < 20; i++) await peerCall(), await peerRawCall();
 
 async function timed(fn) {
@@ -43,7 +54,7 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [], peerStdio: [], peerRawStdio: [] };
+const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [], peerStdio: [], peerRawStdio: [], sameShellStdio: [], sameShellRawStdio: [] };
 for (let i = 0; i < calls; i++) {
   samples.peerStdio.push(await timed(peerCall));
   samples.peerRawStdio.push(await timed(peerRawCall));
@@ -56,6 +67,8 @@ for (let i = 0; i < calls; i++) {
   samples.bareHttp.push(await timed(() => exec(bare.http.client, { cmd: 'true' })));
   samples.bareRawStdio.push(await timed(() => call(bareRaw.stdio)));
   samples.bareRawHttp.push(await timed(() => call(bareRaw.http)));
+  samples.sameShellStdio.push(await timed(() => exec(sameShell.client, { cmd: 'true' })));
+  samples.sameShellRawStdio.push(await timed(() => call(sameShellRaw)));
 }
 const figures = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, stats(values)]));
 
@@ -71,9 +84,11 @@ const clients = await Promise.all(
 );
 const concurrent = await timed(() => Promise.all(clients.map((client) => exec(client, { cmd: 'sleep 1' }))));
 await Promise.all(clients.map((client) => client.close()));
-for (const client of [...Object.values(raw), ...Object.values(bareRaw), peerRaw]) client.close();
+for (const client of [...Object.values(raw), ...Object.values(bareRaw), peerRaw, sameShellRaw]) client.close();
 await peer.close();
+await sameShell.close();
 for (const server of [stdio, http, bare.stdio, bare.http]) await server.close();
+fs.rmSync(scratchHome, { recursive: true, force: true });
 
 const result = {
   shell,
@@ -104,7 +119,13 @@ const result = {
   peerRawStdioMs: figures.peerRawStdio,
   stdioOverPeerP50: round(figures.stdio.p50 / figures.peerStdio.p50),
   rawStdioOverPeerRawP50: round(figures.rawStdio.p50 / figures.peerRawStdio.p50),
-  goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1', stdioOverPeerP50: '<= 1.0 (issue 14)' },
+  // The same shell as the peer: zodexd (Local mode, SHELL=/bin/sh, a scratch HOME) against it.
+  sameShell: { mode: 'local', SHELL: PEER_SHELL, shellIs: fs.realpathSync(PEER_SHELL), home: 'a scratch folder (no rc files)' },
+  sameShellStdioMs: figures.sameShellStdio,
+  sameShellRawStdioMs: figures.sameShellRawStdio,
+  sameShellStdioOverPeerP50: round(figures.sameShellStdio.p50 / figures.peerStdio.p50),
+  sameShellRawStdioOverPeerRawP50: round(figures.sameShellRawStdio.p50 / figures.peerRawStdio.p50),
+  goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1', stdioOverPeerP50: '<= 1.0 (issue 14)', sameShellStdioOverPeerP50: '<= 1.0 (issue 14, the shell set aside)' },
   sixteenConcurrentSessions: { command: 'sleep 1', wallMs: round(concurrent), idealMs: 1000 },
 };
 const file = writeResult('roundtrip', result);
