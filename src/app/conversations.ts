@@ -4,7 +4,6 @@
 
 import { Conversation } from '../server/conversation.js';
 import type { ServerRuntime } from '../server/options.js';
-import { connectServer } from '../server/plain-request.js';
 import { createMcpServer } from '../server/server.js';
 import type { ConversationFactory } from '../transport/serving.js';
 
@@ -14,7 +13,7 @@ export function conversationFactory(runtime: ServerRuntime): ConversationFactory
     const server = createMcpServer(runtime, conversation);
     let closed = false;
     return {
-      connect: (transport) => connectServer(server, transport),
+      connect: (transport) => server.connect(transport),
       async close() {
         if (closed) return;
         closed = true;

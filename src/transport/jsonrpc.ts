@@ -4,7 +4,6 @@
 
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { clipText as clip } from '../errors.js';
-import { isPlainRequest } from '../server/plain-request.js';
 import type { Frame } from './framing.js';
 
 export const PARSE_ERROR = -32700;
@@ -62,13 +61,24 @@ export function invalidReason(value: unknown): string | undefined {
     return 'the message has no `method` (a request or notification needs one; a response needs `result` or `error`)';
   }
   if (!('method' in message) && !('id' in message) && 'result' in message) return 'a response needs the `id` of the request it answers';
-  // The union parse, the costliest step of a frame, only for what is not a plain request.
   if (isPlainRequest(message)) return undefined;
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `\`${issue.path.join('.')}\`: ` : '';
   return clip(`not a JSON-RPC 2.0 message: ${where}${issue?.message ?? 'unrecognised shape'}`);
+}
+
+// The members of a JSON-RPC request as the SDK's strict schema allows them.
+export const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+// After the checks above, a request with no other member and no params._meta is one the SDK's
+// strict JSONRPCRequestSchema accepts (params is loose, only its _meta has a shape): the union
+// parse, the costliest step of a frame, is left to every other message.
+function isPlainRequest(message: Record<string, unknown>): boolean {
+  if (!('id' in message) || !('method' in message)) return false;
+  for (const key of Object.keys(message)) if (!REQUEST_KEYS.has(key)) return false;
+  return message.params === undefined || !Object.hasOwn(message.params as object, '_meta');
 }
 
 function isRequestId(id: unknown): id is RequestId {

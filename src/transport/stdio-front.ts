@@ -6,9 +6,8 @@
 import type { Readable, Writable } from 'node:stream';
 import { discoverResponse, noteClient, type DiscoverInfo } from '../server/modern/discover.js';
 import { readEnvelope } from '../server/modern/envelope.js';
-import { REQUEST_KEYS } from '../server/plain-request.js';
 import { LineFramer, type Frame } from './framing.js';
-
+import { REQUEST_KEYS } from './jsonrpc.js';
 
 export interface HeldInput {
   framer: LineFramer; // continues the partial line the front had read
