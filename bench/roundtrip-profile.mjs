@@ -23,6 +23,8 @@ const calls = Number(process.argv[2] ?? 300);
 const HELPER = path.join(ROOT, 'build/Release/zodex-spawn');
 const { openLaunchers, spawnPty } = await import(path.join(ROOT, 'dist/exec/launcher.js'));
 const { ExecEngine } = await import(path.join(ROOT, 'dist/exec/engine.js'));
+const { engineOptions } = await import(path.join(ROOT, 'dist/app/options.js'));
+const { configFor } = await import(path.join(ROOT, 'dist/app/config/parse.js'));
 const { serverEnvironment } = await import(path.join(ROOT, 'dist/exec/environment.js'));
 const { SpillStore } = await import(path.join(ROOT, 'dist/exec/spill.js'));
 const peerStatus = ensurePeers()['mcp-server-commands'];
@@ -35,17 +37,15 @@ const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-profile-'));
 const engines = Object.fromEntries(
   Object.entries(shells).map(([name, shell]) => [
     name,
-    new ExecEngine({
-      spawnHelper: HELPER,
-      shell: Promise.resolve(serverEnvironment(shell, { remove: [], set: {} })),
-      limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
-      spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
-      maxSessions: 8,
-      unreportedRetentionMs: 60_000,
-      standby: true,
-      cols: 80,
-      rows: 24,
-    }),
+    // zodexd's own engine options (app/options.ts), with this shell's server environment
+    new ExecEngine(
+      engineOptions(configFor(['--mode', 'sprite']), {
+        spawnHelper: HELPER,
+        shell: Promise.resolve(serverEnvironment(shell, { remove: [], set: {} })),
+        spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
+        log: () => {},
+      }),
+    ),
   ]),
 );
 const zodex = await rawStdio(); // Local mode (the default): $SHELL, /bin/bash here

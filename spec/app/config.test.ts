@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
 import { UsageError } from '../../src/app/config/errors.js';
-import { parseCli } from '../../src/app/config/parse.js';
+import { configFor, parseCli } from '../../src/app/config/parse.js';
 
-function config(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
-  const request = parseCli(argv, env);
-  if (request.kind !== 'run') throw new Error(`expected a run request, got ${request.kind}`);
-  return request.config;
-}
+const config = configFor;
 
 function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   try {

@@ -3,17 +3,13 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
-import { parseCli } from '../../src/app/config/parse.js';
+import { configFor } from '../../src/app/config/parse.js';
 import { environmentPolicy, httpOptions, mcpGuardPolicy, schemaLimits, serverOptions, spillOptions } from '../../src/app/options.js';
 import { VERSION } from '../../src/app/version.js';
 
 const TOKEN = 't'.repeat(32);
 
-function config(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
-  const request = parseCli(argv, env);
-  if (request.kind !== 'run') throw new Error(request.kind);
-  return request.config;
-}
+const config = configFor;
 
 describe('layer options', () => {
   it('gives the HTTP listener its flags, its guard policy and what app/ built', () => {

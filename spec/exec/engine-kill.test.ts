@@ -6,6 +6,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { configFor } from '../../src/app/config/parse.js';
+import { engineOptions } from '../../src/app/options.js';
 import { ExecEngine } from '../../src/exec/engine.js';
 import { pickShell, serverEnvironment } from '../../src/exec/environment.js';
 import { SpillStore } from '../../src/exec/spill.js';
@@ -28,17 +30,13 @@ function engine(cgroups: boolean, log: (message: string) => void = () => {}): { 
   const started: string[] = [];
   const made = new ExecEngine(
     {
-      spawnHelper: HELPER,
-      shell: Promise.resolve(serverEnvironment(pickShell('sprite'), { remove: [], set: {} })),
-      limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
-      spill: new SpillStore({ parentDir: dir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
-      maxSessions: 8,
-      unreportedRetentionMs: 60_000,
-      standby: true,
-      cols: 80,
-      rows: 24,
+      ...engineOptions(configFor(['--mode', 'sprite']), {
+        spawnHelper: HELPER,
+        shell: Promise.resolve(serverEnvironment(pickShell('sprite'), { remove: [], set: {} })),
+        spill: new SpillStore({ parentDir: dir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
+        log,
+      }),
       cgroups,
-      log,
     },
     { onSessionStart: (session) => started.push(session.cmd) },
   );

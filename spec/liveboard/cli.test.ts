@@ -7,18 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIVEBOARD_LISTEN, parseLiveboardArgs } from '../../src/cli/commands/liveboard.js';
 import type { CliIo } from '../../src/cli/commands/command.js';
 import { UsageError } from '../../src/app/config/errors.js';
-import { parseCli } from '../../src/app/config/parse.js';
+import { configFor } from '../../src/app/config/parse.js';
 import { USAGE } from '../../src/app/config/usage.js';
 import { runZodex } from '../../src/cli/zodex.js';
 import { scratch } from './support.js';
 
 const TOKEN = 'a-token-of-at-least-16-characters';
 
-function configOf(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  const request = parseCli(argv, env);
-  if (request.kind !== 'run') throw new Error('expected a run request');
-  return request.config;
-}
+const configOf = configFor;
 
 describe('zodexd --liveboard', () => {
   it('is off by default and takes HOST:PORT, port 0 included', () => {

@@ -6,6 +6,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configFor } from '../../src/app/config/parse.js';
+import { engineOptions } from '../../src/app/options.js';
 import { ExecEngine } from '../../src/exec/engine.js';
 import { pickShell, serverEnvironment } from '../../src/exec/environment.js';
 import { SpillStore } from '../../src/exec/spill.js';
@@ -22,17 +24,12 @@ export function scratch(prefix: string): string {
 export function realEngine(store: Store, serverId: string, spillDir: string): { engine: ExecEngine; tails: TailRings } {
   const tails = new TailRings();
   const engine = new ExecEngine(
-    {
+    engineOptions(configFor(['--mode', 'sprite']), {
       spawnHelper: process.env.ZODEX_SPAWN_HELPER ?? path.join(repoRoot, 'build/Release/zodex-spawn'),
       shell: Promise.resolve(serverEnvironment(pickShell('sprite'), { remove: [], set: {} })),
-      limits: { inlineBytes: 16 * 1024, previewBytes: 4 * 1024, headBytes: 1024, tailBytes: 1024 * 1024 },
       spill: new SpillStore({ parentDir: spillDir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
-      maxSessions: 8,
-      unreportedRetentionMs: 60_000,
-      standby: true,
-      cols: 120,
-      rows: 40,
-    },
+      log: () => {},
+    }),
     {
       onSessionStart: (session) => {
         tails.track(session);

@@ -206,3 +206,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   return { kind: 'run', config };
 }
 
+// The Config of a zodexd started with `argv` (and `env`, none by default): for tests and
+// benchmarks that build a layer's options exactly as zodexd does. Throws for --help and --version.
+export function configFor(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
+  const request = parseCli(argv, env);
+  if (request.kind !== 'run') throw new Error(`expected a run request, got ${request.kind}`);
+  return request.config;
+}
+
