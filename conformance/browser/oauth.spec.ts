@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { BrowserContext } from '@playwright/test';
+import type { Browser, BrowserContext } from '@playwright/test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -70,6 +70,25 @@ async function cleanUp(): Promise<void> {
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(cleanUp);
 
+// Runs body against a fresh --oauth zodexd (started with args) and a fresh browser context;
+// everything is closed after it, whatever happened.
+async function withServerAndBrowser(
+  browser: Browser,
+  args: string[],
+  body: (srv: OAuthServer, context: BrowserContext) => Promise<void>,
+  options: Parameters<typeof startOAuthServer>[1] = {},
+): Promise<void> {
+  try {
+    const srv = await startOAuthServer(args, options);
+    servers.push(srv);
+    const context = await browser.newContext();
+    closers.push(() => context.close());
+    await body(srv, context);
+  } finally {
+    await cleanUp();
+  }
+}
+
 // The operator's part: open the page the client sent the browser to, check what it says, type
 // the pairing code zodexd printed, approve; resolves with the redirect the browser followed.
 async function approveInBrowser(context: BrowserContext, srv: OAuthServer, authorizationUrl: URL, index: number): Promise<URL> {
@@ -109,26 +128,14 @@ async function sdkFlow(context: BrowserContext, srv: OAuthServer): Promise<void>
 }
 
 requirement('oauth.full-flow', async ({ browser }) => {
-  try {
-    const srv = await startOAuthServer();
-    servers.push(srv);
-    const context = await browser.newContext();
-    closers.push(() => context.close());
-    await sdkFlow(context, srv);
-  } finally {
-    await cleanUp();
-  }
+  await withServerAndBrowser(browser, [], (srv, context) => sdkFlow(context, srv));
 });
 
 // 2026-07-28: a modern request's 401 starts the SDK's OAuth provider (discovery from its
 // resource_metadata, registration, PKCE); the operator approves in Chromium; then the suite's
 // 2026 client (no initialize, no session) carries the token to a tools/call.
 requirement('oauth.full-flow-modern', async ({ browser }) => {
-  try {
-    const srv = await startOAuthServer();
-    servers.push(srv);
-    const context = await browser.newContext();
-    closers.push(() => context.close());
+  await withServerAndBrowser(browser, [], async (srv, context) => {
     const refused = await modernStatus(srv);
     expect(refused.status).toBe(401);
     const resourceMetadataUrl = new URL(/resource_metadata="([^"]+)"/.exec(refused.headers['www-authenticate'] ?? '')![1]!);
@@ -148,9 +155,7 @@ requirement('oauth.full-flow-modern', async ({ browser }) => {
     expect(JSON.stringify(result.structuredContent)).toContain('authorized-in-2026');
     // The calls went as 2026-07-28 requests (zodexd logs each modern client once).
     expect(srv.server.stderr()).toContain('MCP 2026-07-28 request from zodex-conformance 1.0.0 (server/discover)');
-  } finally {
-    await cleanUp();
-  }
+  });
 });
 
 requirement('oauth.full-flow-unix', async ({ browser }) => {
@@ -167,16 +172,11 @@ requirement('oauth.full-flow-unix', async ({ browser }) => {
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   closers.push(() => relay.close());
   closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  try {
-    const srv = await startOAuthServer(['--listen', `unix:${socketPath}`], { base: `http://127.0.0.1:${(relay.address() as AddressInfo).port}` });
-    servers.push(srv);
+  const base = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  await withServerAndBrowser(browser, ['--listen', `unix:${socketPath}`], async (srv, context) => {
     expect(srv.server.stderr()).toContain(`serving over http on unix:${socketPath}`);
-    const context = await browser.newContext();
-    closers.push(() => context.close());
     await sdkFlow(context, srv);
-  } finally {
-    await cleanUp();
-  }
+  }, { base });
 });
 
 requirement('oauth.approval-csrf-browser', async ({ browser }) => {
@@ -231,14 +231,10 @@ function evilPage(target: string, code: string): string {
 }
 
 requirement('oauth.liveboard-grants', async ({ browser }) => {
-  try {
-    const srv = await startOAuthServer(['--liveboard', '127.0.0.1:0']);
-    servers.push(srv);
+  await withServerAndBrowser(browser, ['--liveboard', '127.0.0.1:0'], async (srv, context) => {
     const board = /liveboard on (http:\/\/\S+\/)/.exec(srv.server.stderr())?.[1];
     expect(board).toBeDefined();
     const { accessToken } = await grantTokens(srv, 0);
-    const context = await browser.newContext();
-    closers.push(() => context.close());
     const page = await context.newPage();
     await page.goto(board!);
     await page.getByRole('link', { name: 'OAuth clients' }).click();
@@ -249,8 +245,6 @@ requirement('oauth.liveboard-grants', async ({ browser }) => {
     await page.getByRole('button', { name: 'Revoke scripted client' }).click();
     await expect(page.getByTestId('no-grants')).toBeVisible();
     expect((await mcpStatus(srv, accessToken)).status).toBe(401);
-  } finally {
-    await cleanUp();
-  }
+  });
 });
 
