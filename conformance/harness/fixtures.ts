@@ -30,7 +30,7 @@ export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptio
     { auto: true },
   ],
   targetImpl: [async ({ target, protocol }, use) => use(resolveTarget(target, protocol)), { scope: 'worker' }],
-  zodex: async ({ targetImpl }, use) => {
+  zodex: async ({ targetImpl }, use, testInfo) => {
     const open: Zodex[] = [];
     await use(async (options) => {
       if (options && !targetImpl.managed) throw new Error('server options need a managed target');
@@ -38,6 +38,16 @@ export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptio
       open.push(zodex);
       return zodex;
     });
+    // A failed test says how each zodexd it started ended and what it wrote to stderr (the
+    // line reporter prints a failed test's output): a server that died is then told apart.
+    if (testInfo.status !== testInfo.expectedStatus) {
+      for (const [index, zodex] of open.entries()) {
+        const server = zodex.managedServer;
+        if (!server) continue;
+        const ended = server.process.exitCode !== null || server.process.signalCode !== null ? `exited (code ${server.process.exitCode}, signal ${server.process.signalCode})` : 'still running';
+        console.error(`zodexd #${index + 1} (pid ${server.pid}): ${ended}; stderr, last 4000 characters:\n${server.stderr().slice(-4000)}`);
+      }
+    }
     for (const zodex of open.reverse()) await zodex.close().catch(() => {});
   },
 });

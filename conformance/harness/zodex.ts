@@ -49,6 +49,11 @@ export class Zodex {
     return server;
   }
 
+  // The zodexd process when this suite started it, else undefined.
+  get managedServer(): ManagedServer | undefined {
+    return this.connection.server;
+  }
+
   // The HTTP endpoint of this conversation's server (HTTP targets only).
   get endpoint(): { url: string; headers: Record<string, string> } {
     const endpoint = this.connection.endpoint;
