@@ -12,7 +12,6 @@ import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
 import { createInputProbe } from './inputwait.js';
 import { refuseNul } from './nul.js';
-import { killProcessTree } from './kill.js';
 import type { OutputLimits } from './output.js';
 import { openLaunchers, type Launchers } from './launcher.js';
 import type { PtyProcess } from './pty.js';
@@ -211,7 +210,7 @@ export class ExecEngine {
     const deadline = Date.now() + graceMs;
     await Promise.all(sessions.map((session) => session.waitForEnd(deadline)));
     for (const session of sessions) {
-      if (!session.hasEnded) killProcessTree(session.pid, session.cgroup);
+      if (!session.hasEnded) session.killTree();
       this.retire(session);
     }
     if (this.cgroupDir) await removeCgroupFolder(this.cgroupDir);

@@ -95,14 +95,9 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
   const script = `printf '\\0${MARK}\\0'; env -0`;
   let child: ChildProcess | undefined;
   let running = false;
+  // child.kill signals only a child node has not reaped yet: never a later process with its pid.
   const end = () => {
-    if (running && child?.pid !== undefined) {
-      try {
-        process.kill(child.pid, 'SIGTERM');
-      } catch {
-        // it has just ended
-      }
-    }
+    if (running && child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   };
   let grace: NodeJS.Timeout | undefined;
   const setup = new Promise<ShellSetup>((resolve) => {

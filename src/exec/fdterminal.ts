@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import tty from 'node:tty';
 import type { HelperTerminal } from './pty.js';
+import { signalProcess, startTimeOf } from './kill.js';
 import { HANG_UP } from './wire.js';
 
 // Every terminal reads into this one buffer (net.Socket's `onread`): a read allocates nothing, so
@@ -20,6 +21,7 @@ type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
 
 export class FdTerminal implements HelperTerminal {
   pid = 0; // set once the fork is known
+  startTime: string | undefined; // read then (kill.ts startTimeOf)
   // The pid once the fork is reported; 0 when it could not fork or is gone.
   readonly started: Promise<number>;
   // Settles when the reader has ended (EIO once no process holds the terminal, or destroy()).
@@ -123,17 +125,14 @@ export class FdTerminal implements HelperTerminal {
     if (this.closed) return;
     this.closed = true;
     this.reader.destroy(); // closes the master
-    if (this.pid > 0 && !this.exited) {
-      try {
-        process.kill(this.pid, HANG_UP); // as node-pty does: the hang-up, even if a copy of the master lingers
-      } catch {
-        // already gone
-      }
-    }
+    // As node-pty does: the hang-up, even if a copy of the master lingers. zodex-spawn may have
+    // ended, and been reaped by the zygote, before zodexd heard: its number may be another's now.
+    if (this.pid > 0 && !this.exited) signalProcess(this.pid, this.startTime, HANG_UP);
   }
 
   forked(pid: number): void {
     this.pid = pid;
+    this.startTime = startTimeOf(pid);
     this.reportStart(pid);
   }
 

@@ -16,6 +16,35 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+// The kernel's start time of `pid` (field 22 of /proc/PID/stat, in clock ticks since boot): it
+// tells a process from a later one that got its number. Undefined when there is no such process,
+// or no /proc.
+export function startTimeOf(pid: number): string | undefined {
+  if (!(pid > 0)) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+// True when `pid` now names another process than the one that started at `startTime`: its number
+// was reused (pids wrap at pid_max, 32768 here, within minutes when a test run forks thousands),
+// so neither it nor a group of that number is ours to signal. A number is never reused while a
+// process group or session still carries it, so when no process has it, its group may still be
+// signalled: what is left of the command.
+export function reusedPid(pid: number, startTime: string | undefined): boolean {
+  if (startTime === undefined) return false;
+  const now = startTimeOf(pid);
+  return now !== undefined && now !== startTime;
+}
+
+// Sends `signal` to `pid` unless its number went to another process since `startTime`.
+export function signalProcess(pid: number, startTime: string | undefined, signal: NodeJS.Signals): void {
+  if (!reusedPid(pid, startTime)) signalQuietly(pid, signal);
+}
+
 interface ProcEntry {
   pid: number;
   ppid: number;
@@ -95,8 +124,11 @@ export function descendantProcesses(leader: number): number[] {
 
 // Kills the command led by `leader`, zodex-spawn included: the fallback for when zodex-spawn
 // cannot do it itself (it died, or did not answer a kill request in time).
-export function killProcessTree(leader: number, cgroup?: string): void {
+// With `startTime` (the leader's, from startTimeOf), nothing is signalled by number once the
+// leader's number belongs to another process (the cgroup is still killed).
+export function killProcessTree(leader: number, cgroup?: string, startTime?: string): void {
   if (cgroup) killCgroup(cgroup);
+  if (reusedPid(leader, startTime)) return;
   signalQuietly(-leader, 'SIGKILL');
   if (process.platform === 'linux') for (const pid of commandProcesses(leader)) signalQuietly(pid, 'SIGKILL');
 }

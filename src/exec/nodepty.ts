@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type { IPty } from 'node-pty';
 import { FdTerminal } from './fdterminal.js';
+import { startTimeOf } from './kill.js';
 import type { HelperTerminal } from './pty.js';
 
 const require = createRequire(import.meta.url);
@@ -96,6 +97,7 @@ function spawnWithNodePty(spawnHelper: string, nonce: string, args: string[], te
     get pid() {
       return pty.pid;
     },
+    startTime: startTimeOf(pty.pid),
     started: Promise.resolve(pty.pid),
     onData: (listener) => void pty.onData((data) => listener(data as unknown as Buffer)), // encoding null: bytes
     onExit: (listener) => void pty.onExit(listener),

@@ -5,6 +5,7 @@
 // nothing the command wrote can be lost. See native/PROTOCOL.md for why.
 
 import { randomBytes } from 'node:crypto';
+import { signalProcess } from './kill.js';
 import { EndMarkerReader, KILL_REQUEST } from './wire.js';
 
 export interface PtyExit {
@@ -17,6 +18,7 @@ export interface PtyExit {
 
 export interface PtyProcess {
   readonly pid: number; // zodex-spawn: session leader and process group id of the command
+  readonly startTime: string | undefined; // its identity (HelperTerminal.startTime)
   readonly nonce: string; // names the command's end marker and its cgroup
   write(data: string): void;
   onData(listener: (bytes: Buffer) => void): void; // bytes valid during the call only
@@ -35,6 +37,9 @@ export interface PtyProcess {
 // zodex-spawn's own.
 export interface HelperTerminal {
   readonly pid: number; // 0 until the process is known
+  // zodex-spawn's start time once its pid is known (kill.ts startTimeOf): its identity, so that a
+  // later process given the same number is never signalled.
+  readonly startTime?: string;
   // The pid once zodex-spawn runs; 0 when it could not be started.
   readonly started: Promise<number>;
   onData(listener: (data: Buffer) => void): void;
@@ -81,6 +86,9 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
 
   return {
     pid: pty.pid,
+    get startTime() {
+      return pty.startTime;
+    },
     nonce,
     write: (data) => pty.write(data),
     onData: (listener) => {
@@ -89,13 +97,8 @@ export function attachPty(pty: HelperTerminal, nonce: string): PtyProcess {
     onExit: (listener) => {
       exitListener = listener;
     },
-    requestKill: () => {
-      try {
-        process.kill(pty.pid, KILL_REQUEST);
-      } catch {
-        // already gone: its exit is on the way
-      }
-    },
+    // If it is gone, its exit is on the way; if its number went to another process, that is not ours.
+    requestKill: () => signalProcess(pty.pid, pty.startTime, KILL_REQUEST),
     drain: () => pty.drain(),
     dispose: () => {
       try {

@@ -179,7 +179,7 @@ export class Session {
     // before reporting does zodexd sweep for them itself. This housekeeping waits a few ms, so
     // that it runs while the loop is idle rather than between a result and the next request.
     setTimeout(() => {
-      if (!reported) killProcessTree(this.pty.pid, this.cgroup);
+      if (!reported) this.killTree();
       this.pty.dispose();
     }, HOUSEKEEPING_DELAY_MS);
   }
@@ -254,7 +254,13 @@ export class Session {
     if (this.ended) return;
     this.reason ??= reason;
     this.pty.requestKill();
-    this.killTimer ??= setTimeout(() => killProcessTree(this.pty.pid, this.cgroup), KILL_REPORT_GRACE_MS);
+    this.killTimer ??= setTimeout(() => this.killTree(), KILL_REPORT_GRACE_MS);
+  }
+
+  // Kills the whole command, zodex-spawn included, from zodexd (kill.ts), never a process that got
+  // the leader's number after it ended.
+  killTree(): void {
+    killProcessTree(this.pty.pid, this.cgroup, this.pty.startTime);
   }
 
   // Resolves when the command ends, at `deadline` (epoch ms) if one is given, or when `signal`

@@ -12,6 +12,7 @@ export interface TerminalExit {
 
 export interface Terminal {
   readonly pid: number; // the command's session leader and process group id
+  readonly startTime?: string; // the leader's identity (kill.ts startTimeOf), when known
   onData(listener: (bytes: Buffer) => void): void; // bytes valid during the call only: copy what you keep
   onExit(listener: (exit: TerminalExit) => void): void;
   write(data: string): void;
