@@ -94,10 +94,9 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
   const started = Date.now();
   const script = `printf '\\0${MARK}\\0'; env -0`;
   let child: ChildProcess | undefined;
-  let running = false;
-  // child.kill signals only a child node has not reaped yet: never a later process with its pid.
+  // Only a child node has not reaped yet: never a later process that got its pid.
   const end = () => {
-    if (running && child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   };
   let grace: NodeJS.Timeout | undefined;
   const setup = new Promise<ShellSetup>((resolve) => {
@@ -107,13 +106,12 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       settled = true;
       resolve(result);
     };
-    const fallback = (why: string) => settle({ shell, env: commandEnv(process.env, policy), source: `server environment (${why})` });
+    const fallback = (why: string) => settle({ ...serverEnvironment(shell, policy), source: `server environment (${why})` });
     try {
       child = spawn(shell, ['-lc', script], { env: commandEnv(process.env, policy), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch (error) {
       return fallback(`${shell} -lc failed: ${(error as Error).message.split('\n')[0]}`);
     }
-    running = true;
     const chunks: Buffer[] = [];
     let bytes = 0;
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -126,12 +124,10 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       grace.unref();
     }, timeoutMs);
     child.on('error', (error) => {
-      running = false;
       clearTimeout(timer);
       fallback(`${shell} -lc failed: ${error.message.split('\n')[0]}`);
     });
     child.on('close', (code, signal) => {
-      running = false;
       clearTimeout(timer);
       if (grace) clearTimeout(grace);
       if (settled) {
@@ -140,7 +136,9 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       }
       if (code !== 0) return fallback(`${shell} -lc failed: ${signal ? `killed by ${signal}` : `exit code ${code}`}`);
       if (bytes > MAX_CAPTURE_BYTES) return fallback(`the login shell printed more than ${MAX_CAPTURE_BYTES} bytes`);
-      settle(parseCapture(shell, Buffer.concat(chunks).toString('utf8'), policy) ?? { shell, env: commandEnv(process.env, policy), source: 'server environment (no usable environment in the login shell output)' });
+      const captured = parseCapture(shell, Buffer.concat(chunks).toString('utf8'), policy);
+      if (!captured) return fallback('no usable environment in the login shell output');
+      settle(captured);
     });
     // A shell past its timeout must not keep zodexd alive.
     child.unref();

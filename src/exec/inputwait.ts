@@ -5,7 +5,7 @@
 // while the terminal is the only descriptor that could block (pointer args are unreadable).
 
 import fs from 'node:fs';
-import { descendantProcesses } from './kill.js';
+import { descendantProcesses, statFields } from './kill.js';
 
 // Syscall numbers (/proc/PID/syscall prints the number, then the arguments in hex).
 interface SyscallTable {
@@ -61,9 +61,9 @@ function link(file: string): string | undefined {
   }
 }
 
-// The state letter and controlling terminal (tty_nr) from a stat line; comm may hold anything.
-function statFields(stat: string): { state: string; tty: string } {
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+// The state letter and controlling terminal (tty_nr) from a stat line.
+function stateAndTty(stat: string): { state: string; tty: string } {
+  const fields = statFields(stat);
   return { state: fields[0] ?? '?', tty: fields[4] ?? '0' };
 }
 
@@ -80,7 +80,7 @@ class LinuxInputProbe implements InputProbe {
     const path = link(`/proc/${this.leader}/fd/0`);
     const stat = readText(`/proc/${this.leader}/stat`);
     if (!path?.startsWith('/dev/pts/') || !stat) return undefined;
-    return (this.terminal = { path, tty: statFields(stat).tty });
+    return (this.terminal = { path, tty: stateAndTty(stat).tty });
   }
 
   check(): boolean {
@@ -93,10 +93,10 @@ class LinuxInputProbe implements InputProbe {
       if (!stat) continue; // ended meanwhile
       const isTerminal = (fd: string) => {
         const target = link(`/proc/${pid}/fd/${fd}`);
-        return target === terminal.path || (target === '/dev/tty' && statFields(stat).tty === terminal.tty);
+        return target === terminal.path || (target === '/dev/tty' && stateAndTty(stat).tty === terminal.tty);
       };
       for (const task of readDir(`/proc/${pid}/task`)) {
-        const state = statFields(readText(`/proc/${pid}/task/${task}/stat`) ?? 'x) Z').state;
+        const state = stateAndTty(readText(`/proc/${pid}/task/${task}/stat`) ?? 'x) Z').state;
         if (state === 'R' || state === 'D' || state === 'W') return false; // working
         if (state !== 'S' || reading) continue;
         const syscall = readText(`/proc/${pid}/task/${task}/syscall`);

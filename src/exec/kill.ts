@@ -16,6 +16,12 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+// The fields of a /proc/PID/stat line after `pid (comm)` (comm may hold spaces and parentheses):
+// [0] state, [1] ppid, [2] pgrp, [3] session, [4] tty_nr, ... [19] starttime.
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 // The kernel's start time of `pid` (field 22 of /proc/PID/stat, in clock ticks since boot): it
 // tells a process from a later one that got its number. Undefined when there is no such process,
 // or no /proc.
@@ -23,7 +29,7 @@ export function startTimeOf(pid: number): string | undefined {
   if (!(pid > 0)) return undefined;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return statFields(stat)[19];
   } catch {
     return undefined;
   }
@@ -69,8 +75,7 @@ function readProcesses(): ProcEntry[] {
     } catch {
       continue;
     }
-    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(stat);
     processes.push({ pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]) });
   }
   return processes;

@@ -183,7 +183,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     previewBytes,
     headBytes,
     tailFileBytes: parseCount('--tail-file-bytes', flags['tail-file-bytes'], DEFAULT_TAIL_FILE_BYTES, 1024),
-    spillDir: (flags['spill-dir'] ?? (env.ZODEX_SPILL_DIR || undefined)) === undefined ? defaultSpillParent() : path.resolve(flags['spill-dir'] ?? env.ZODEX_SPILL_DIR!),
+    spillDir: path.resolve(flags['spill-dir'] ?? (env.ZODEX_SPILL_DIR || defaultSpillParent())),
     spillCapBytes: parseCount('--spill-cap-bytes', flags['spill-cap-bytes'], DEFAULT_SPILL_CAP_BYTES),
     spillMaxAgeMs: parseCount('--spill-max-age-ms', flags['spill-max-age-ms'], DEFAULT_SPILL_MAX_AGE_MS),
     maxSessions: parseCount('--max-sessions', flags['max-sessions'], DEFAULT_MAX_SESSIONS),
