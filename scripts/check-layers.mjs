@@ -15,6 +15,7 @@ import ts from 'typescript';
 export const LAYERS = [
   ['cli'],
   ['app'],
+  ['features'], // optional features behind seams the core declares; no core folder imports them
   ['transport', 'liveboard'],
   ['server', 'oauth'],
   ['tools'],

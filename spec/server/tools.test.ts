@@ -2,7 +2,9 @@
 // rejected call recorded like a failed one, set_agent_alias run without a record.
 import { describe, expect, it } from 'vitest';
 import { Conversation } from '../../src/server/conversation.js';
-import { defineTool, type Extra, type ToolSetup } from '../../src/server/tools.js';
+import { NO_OBSERVER } from '../../src/observe.js';
+import { callOutcome, defineTool, type Extra, type ToolSetup } from '../../src/server/tools.js';
+import type { Observer } from '../../src/observe.js';
 import { TOOLS, type ToolContext } from '../../src/tools/index.js';
 import { fakeRuntime } from './support.js';
 
@@ -26,7 +28,7 @@ function setupFor(mode: 'local' | 'sprite') {
     maxYieldMs: limits.maxYieldMs,
     call: { signal: extra.signal, progress: undefined },
   });
-  const setup: ToolSetup = { limits, annotations: () => ({ readOnlyHint: true }), conversation, context };
+  const setup: ToolSetup = { limits, annotations: () => ({ readOnlyHint: true }), conversation, context, observer: NO_OBSERVER };
   return { fake, setup };
 }
 
@@ -61,5 +63,42 @@ describe('the tool table', () => {
     expect(textOf(result)).toMatch(/^Agent AG1X is now labelled "Rindle implementation" in Liveboard\./);
     expect(fake.of('setAlias')).toEqual([['AG1X', 'Rindle implementation', 'agent']]);
     expect(fake.of('startInvocation')).toEqual([]);
+  });
+});
+
+describe('what the observer hears of each call (the metrics seam)', () => {
+  function recording(): { observer: Observer; heard: unknown[][] } {
+    const heard: unknown[][] = [];
+    const observer: Observer = {
+      ...NO_OBSERVER,
+      callStarted: (tool) => heard.push(['started', tool]),
+      callEnded: (tool, outcome, seconds) => heard.push(['ended', tool, outcome, typeof seconds === 'number' && seconds >= 0]),
+    };
+    return { observer, heard };
+  }
+
+  it('hears a call start and end, with ok or the error code of its result and a duration', async () => {
+    const { setup } = setupFor('local');
+    const { observer, heard } = recording();
+    const observed = { ...setup, observer };
+    await defineTool(byName('set_agent_alias'), observed).call({ alias: 'Metrics' }, extra);
+    await defineTool(byName('exec_command'), observed).call({ cmd: 'true', workdir: '/tmp', timeout: 5 }, extra);
+    expect(heard).toEqual([
+      ['started', 'set_agent_alias'],
+      ['ended', 'set_agent_alias', 'ok', true],
+      ['started', 'exec_command'],
+      ['ended', 'exec_command', 'UNKNOWN_ARGUMENT', true],
+    ]);
+  });
+
+  it('names only registered codes: cancelled, ok, a known code, else INTERNAL', () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }], isError: true });
+    expect(callOutcome({ content: [] }, aborted.signal)).toBe('cancelled');
+    expect(callOutcome({ content: [] }, undefined)).toBe('ok');
+    expect(callOutcome(text('WORKDIR_NOT_FOUND: no such directory'), undefined)).toBe('WORKDIR_NOT_FOUND');
+    expect(callOutcome(text('MADE_UP_BY_A_CLIENT: x'), undefined)).toBe('INTERNAL');
+    expect(callOutcome(text('no code at all'), undefined)).toBe('INTERNAL');
   });
 });

@@ -14,6 +14,8 @@ import type { Liveboard } from '../liveboard/server.js';
 import { TailRings } from '../liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
 import { openStore } from '../store/index.js';
+import { NO_OBSERVER, type Observer } from '../observe.js';
+import type { Log } from '../log.js';
 import type { Config } from './config/defaults.js';
 import { engineOptions, environmentPolicy, serverOptions, spillOptions } from './options.js';
 
@@ -38,7 +40,8 @@ export function spawnHelperPath(): string {
   return process.env.ZODEX_SPAWN_HELPER ?? path.resolve(here, '../../build/Release/zodex-spawn');
 }
 
-export function createRuntime(config: Config, log: (message: string) => void): Runtime {
+// observer: hears tool calls and commands (--ops-listen's metrics); none: nobody does.
+export function createRuntime(config: Config, log: Log, observer: Observer = NO_OBSERVER): Runtime {
   const spawnHelper = spawnHelperPath();
   try {
     fs.accessSync(spawnHelper, fs.constants.X_OK);
@@ -56,10 +59,14 @@ export function createRuntime(config: Config, log: (message: string) => void): R
   const tails = new TailRings();
   const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log }), {
     onSessionStart: (session) => {
+      observer.commandStarted();
       tails.track(session);
       store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd });
     },
-    onSessionEnd: (session) => store.sessionEnded(session.id, { exitCode: session.end?.exitCode, terminationReason: session.end?.reason }),
+    onSessionEnd: (session) => {
+      observer.commandEnded(session.end?.reason ?? 'killed');
+      store.sessionEnded(session.id, { exitCode: session.end?.exitCode, terminationReason: session.end?.reason });
+    },
   });
   const control = startControlServer({ sessions: () => engine.list(), store, serverId, stateDir: config.stateDir, tails, log });
   // The Liveboard acts through control sockets, its own process's included: one code path.
@@ -82,6 +89,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     control,
     ready: liveboard.then(() => undefined),
     log,
+    observer,
     killCommands,
     close: () =>
       (closing ??= (async () => {

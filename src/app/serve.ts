@@ -1,7 +1,9 @@
 // The heavy half of zodexd's start, loaded by app/zodexd.ts with import() once the Config is
-// known (and, over stdio, once stdin is held): the runtime, the conversation factory, the modern
-// server and the chosen transport, then the stop signals. HTTP and OAuth load only for HTTP.
+// known (and, over stdio, once stdin is held): the ops listener's metrics (with --ops-listen), the
+// runtime, the conversation factory, the modern server and the chosen transport, then the stop
+// signals. HTTP and OAuth load only for HTTP; the ops feature only with --ops-listen.
 
+import type { Log } from '../log.js';
 import type { Serving } from '../transport/serving.js';
 import type { StdioFront } from '../transport/stdio-front.js';
 import { serveStdio } from '../transport/stdio.js';
@@ -10,27 +12,32 @@ import type { Config } from './config/defaults.js';
 import { conversationFactory } from './conversations.js';
 import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, stopStdio } from './lifecycle.js';
 import { httpOptions, oauthOptions } from './options.js';
+import { openOps, type OpsWiring } from './ops.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 export interface Started {
-  log: (message: string) => void;
+  log: Log;
   front?: StdioFront; // stdio: stdin as read since the process began
   seenClients: Set<string>; // modern-era clients already logged (by the front)
 }
 
 export async function start(config: Config, started: Started): Promise<void> {
-  const runtime = await createRuntime(config, started.log);
+  const ops = await openOps(config, started.log);
+  const runtime = await createRuntime(config, started.log, ops?.observer);
   try {
-    // A Liveboard that cannot listen is fatal (it was asked for), as is an MCP listener that cannot.
+    // A Liveboard or ops listener that cannot listen is fatal (it was asked for), as is an MCP
+    // listener that cannot.
+    await ops?.listen(runtime);
     await runtime.ready;
-    await serve(config, runtime, started);
+    await serve(config, runtime, started, ops);
   } catch (error) {
     await runtime.close().catch(() => undefined);
+    await ops?.close();
     throw error;
   }
 }
 
-async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started): Promise<void> {
+async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started, ops: OpsWiring | undefined): Promise<void> {
   const open = conversationFactory(runtime);
   // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
   const modern = new ModernServer(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
@@ -40,17 +47,33 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
-    onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
+    ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
+    // Readiness turns 503 in the signal's own turn, before the drain begins.
+    onStopSignals(HTTP_STOP_SIGNALS, () => ops?.draining());
+    onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, closing(runtime, ops), signal, config.drainMs)));
     return;
   }
   // Assigned before any stop can run: signals and stream events arrive on later turns.
   let serving: Promise<Serving> | undefined;
   const stop = once(async (why) => {
+    ops?.draining();
     if (why !== 'stdin closed') log(`stopping: ${why}`);
-    await stopStdio(serving!, runtime);
+    await stopStdio(serving!, closing(runtime, ops));
   });
   onStopSignals(STDIO_STOP_SIGNALS, stop);
   const held = front?.handOff();
   serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, modern, log, onEnd: stop, ...(held ? { held } : {}) });
   await serving;
+  ops?.serving({ httpSessions: () => 0, agents: () => modern.agents.size });
+}
+
+// The runtime as the stop sequence sees it: its close also closes the ops listener, last.
+function closing(runtime: Runtime, ops: OpsWiring | undefined): Pick<Runtime, 'killCommands' | 'close'> {
+  return {
+    killCommands: () => runtime.killCommands(),
+    close: async () => {
+      await runtime.close();
+      await ops?.close();
+    },
+  };
 }

@@ -6,7 +6,8 @@
 
 import { holdStdio } from '../transport/stdio-front.js';
 import { UsageError } from './config/errors.js';
-import { parseCli } from './config/parse.js';
+import { logFormatOf, parseCli } from './config/parse.js';
+import { createLogger, type Log } from '../log.js';
 import { USAGE } from './config/usage.js';
 import { serverOptions } from './options.js';
 import { terminalHint } from './terminal-hint.js';
@@ -15,17 +16,18 @@ import { VERSION } from './version.js';
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-function log(message: string): void {
-  process.stderr.write(`zodexd: ${message}\n`);
-}
+// The token, once read, is never written on a line (a safety net: nothing logs it on purpose).
+const secrets: string[] = [];
+let log: Log = createLogger({ format: 'text', write: (line) => process.stderr.write(line) });
 
 async function main(argv: string[]): Promise<void> {
+  log = createLogger({ format: logFormatOf(argv), write: (line) => process.stderr.write(line), secrets: () => secrets });
   let request;
   try {
     request = parseCli(argv);
   } catch (error) {
     if (error instanceof UsageError) {
-      log(error.message);
+      log(error.message, { level: 'error' });
       process.exit(EXIT_USAGE);
     }
     throw error;
@@ -33,6 +35,7 @@ async function main(argv: string[]): Promise<void> {
   if (request.kind === 'help') return void process.stdout.write(USAGE);
   if (request.kind === 'version') return void process.stdout.write(`zodexd ${VERSION}\n`);
   const { config } = request;
+  if (config.authToken !== undefined) secrets.push(config.authToken);
   for (const notice of config.notices) log(notice);
   const seenClients = new Set<string>();
   let front;
@@ -46,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
 
 export function runZodexd(argv: string[]): void {
   main(argv).catch((error: unknown) => {
-    log(error instanceof Error ? error.message : String(error));
+    log(error instanceof Error ? error.message : String(error), { level: 'error' });
     process.exit(EXIT_FAILURE);
   });
 }

@@ -81,14 +81,25 @@ export class ExecEngine {
     return this.sessions.size;
   }
 
+  // False once shutdown() began: no command starts any more.
+  get accepting(): boolean {
+    return !this.closing;
+  }
+
+  // Commands running now (ended sessions wait for their report, and are not counted).
+  get running(): number {
+    let running = 0;
+    for (const session of this.sessions.values()) if (!session.hasEnded) running++;
+    return running;
+  }
+
   list(): Session[] {
     return [...this.sessions.values()];
   }
 
   async start(request: StartRequest): Promise<Session> {
     if (this.closing) throw shuttingDown();
-    let running = 0;
-    for (const session of this.sessions.values()) if (!session.hasEnded) running++;
+    const { running } = this;
     if (running >= this.options.maxSessions) {
       throw new ZodexError(
         'SESSION_LIMIT',

@@ -125,6 +125,31 @@ export class SpillStore {
     return removed;
   }
 
+  // The spill files on disk under PARENT (every server folder: this one's and those left by
+  // servers gone before, until the age cleanup removes them), for an operator's metrics.
+  async diskUsage(): Promise<{ bytes: number; files: number }> {
+    const usage = { bytes: 0, files: 0 };
+    let folders: fs.Dirent[];
+    try {
+      folders = await fs.promises.readdir(this.options.parentDir, { withFileTypes: true });
+    } catch {
+      return usage;
+    }
+    for (const entry of folders) {
+      if (!entry.isDirectory() || !SPILL_FOLDER_PATTERN.test(entry.name)) continue;
+      const folder = path.join(this.options.parentDir, entry.name);
+      const files = await fs.promises.readdir(folder, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+      for (const file of files) {
+        if (!file.isFile() || !SPILL_FILE_PATTERN.test(file.name)) continue;
+        const stat = await fs.promises.lstat(path.join(folder, file.name)).catch(() => undefined);
+        if (!stat) continue;
+        usage.files++;
+        usage.bytes += stat.size;
+      }
+    }
+    return usage;
+  }
+
   // Cleanup now and then every hour, without keeping the process alive.
   startCleanup(onError: (message: string) => void): void {
     const run = () => this.cleanup().catch((error) => onError(`spill cleanup failed: ${describe(error)}`));

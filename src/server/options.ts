@@ -4,6 +4,8 @@
 
 import type { ContextOptions } from '../context/index.js';
 import type { ExecEngine } from '../exec/engine.js';
+import type { Log } from '../log.js';
+import type { Observer } from '../observe.js';
 import type { Store } from '../store/index.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 
@@ -27,5 +29,7 @@ export interface ServerRuntime {
   // History, agents and sessions, shared by every zodexd of this user (observability only).
   store: Store;
   serverId: string;
-  log(message: string): void;
+  log: Log;
+  // Hears each tool call (--ops-listen's metrics); absent: nobody does.
+  observer?: Observer;
 }

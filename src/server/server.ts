@@ -4,6 +4,7 @@
 // zodex_context. Knows no transport.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { NO_OBSERVER } from '../observe.js';
 import { TOOLS, type CallControl, type ToolContext } from '../tools/index.js';
 import type { Conversation } from './conversation.js';
 import { annotationsFor } from './instructions.js';
@@ -30,7 +31,7 @@ function callControl(extra: CallExtra): CallControl {
 export function createMcpServer(runtime: ServerRuntime, conversation: Conversation): McpServer {
   const { options } = runtime;
   const server = new McpServer(serverInfo(runtime), { instructions: options.instructions, capabilities: { tools: {} } });
-  serveTools(server, toolsFor(runtime, conversation), runtime.log);
+  serveTools(server, toolsFor(runtime, conversation), runtime.log, runtime.observer);
   return server;
 }
 
@@ -52,6 +53,12 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation): To
     maxYieldMs: limits.maxYieldMs,
     call: callControl(extra),
   });
-  const setup = { limits, annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool), conversation, context };
+  const setup = {
+    limits,
+    annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool),
+    conversation,
+    context,
+    observer: runtime.observer ?? NO_OBSERVER,
+  };
   return TOOLS.filter((tool) => options.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
 }

@@ -61,6 +61,7 @@ export interface HttpOptions {
 export interface HttpServing extends Serving {
   address: BoundAddress; // what was really bound (port 0 picks one)
   url: string; // http://HOST:PORT/mcp (http://localhost/mcp over a Unix socket)
+  readonly sessions: number; // 2025-11-25 sessions open (and opening)
   // From now on newcomers get 503; resolves once no call is in flight, or after ms.
   drain(reason: string, ms: number): Promise<void>;
 }
@@ -233,6 +234,9 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   return {
     address,
     url,
+    get sessions() {
+      return conversations.size;
+    },
     drain(reason, ms) {
       if (!draining) {
         draining = true;

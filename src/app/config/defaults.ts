@@ -3,6 +3,7 @@
 
 import type { ContextOptions } from '../../context/index.js';
 import type { ListenAddress } from '../../net/address.js';
+import type { LogFormat } from '../../log.js';
 import type { WriteMode } from '../../publisher/config.js';
 import type { Annotations, Mode } from '../../server/options.js';
 import type { OAuthConfig } from './oauth.js';
@@ -60,6 +61,9 @@ export interface Config {
   writeMode: WriteMode | undefined;
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.
   liveboard: ListenAddress | undefined;
+  // /healthz, /readyz and /metrics on their own listener (--ops-listen HOST:PORT); off when undefined.
+  opsListen: ListenAddress | undefined;
+  logFormat: LogFormat; // --log-format text|json
   // --oauth, --public-url, --oauth-token-ttl-ms (oauth.ts).
   oauth: OAuthConfig;
   // Notes for stderr at start (e.g. an environment variable that was ignored).

@@ -9,6 +9,7 @@ import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContext
 import { defaultSpillParent } from '../../exec/spill.js';
 import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen } from '../../net/address.js';
 import { WRITE_MODES } from '../../publisher/config.js';
+import { LOG_FORMATS, type LogFormat } from '../../log.js';
 import {
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_DRAIN_MS,
@@ -62,6 +63,8 @@ const options = {
   'state-dir': { type: 'string' },
   'write-mode': { type: 'string' },
   liveboard: { type: 'string' },
+  'ops-listen': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
   ...CONTEXT_FLAG_OPTIONS,
@@ -159,6 +162,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const liveboardProblem = liveboard && liveboardBindProblem(liveboard, authToken, '--liveboard');
   if (liveboardProblem) throw new UsageError(liveboardProblem);
 
+  // Off by default; the same address rules as --listen (no wildcard). Unauthenticated and read-only.
+  const opsValue = flags['ops-listen'] ?? (env.ZODEX_OPS_LISTEN || undefined);
+  const opsListen = opsValue === undefined ? undefined : setting(() => parseListen(opsValue, '--ops-listen'));
+
   const stateDir = resolveStateDir(flags['state-dir'], env);
   let context: ContextOptions;
   try {
@@ -200,10 +207,23 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     context,
     writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
     liveboard,
+    opsListen,
+    logFormat: oneOf('--log-format', flags['log-format'] ?? (env.ZODEX_LOG_FORMAT || 'text'), LOG_FORMATS),
     oauth,
     notices,
   };
   return { kind: 'run', config };
+}
+
+// The log format asked for, read before the rest is parsed so that a usage error is already a
+// line in that format; a value that is no format is text here (parseCli then refuses it).
+export function logFormatOf(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): LogFormat {
+  let value = env.ZODEX_LOG_FORMAT;
+  argv.forEach((arg, i) => {
+    if (arg === '--log-format') value = argv[i + 1];
+    else if (arg.startsWith('--log-format=')) value = arg.slice('--log-format='.length);
+  });
+  return value === 'json' ? 'json' : 'text';
 }
 
 // The Config of a zodexd started with `argv` (and `env`, none by default): for tests and

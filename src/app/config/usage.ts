@@ -55,6 +55,15 @@ Liveboard (the operator's web page: agents, timelines, live sessions):
                               port 0 = any free port; wildcards refused; a non-loopback HOST
                               needs --auth-token-file; --allow-host names admit it too)
 
+Operations (health, readiness and metrics for an orchestrator; logs for a fleet):
+  --ops-listen HOST:PORT      serve /healthz, /readyz (503 from the moment a drain starts) and
+                              /metrics (Prometheus text format) on their own listener, without a
+                              token (default off; port 0 = any free port; wildcards refused)
+                                                                          [env ZODEX_OPS_LISTEN]
+  --log-format text|json      stderr lines as text (default) or as JSON lines with time, level,
+                              message, and agent, handle prefix, request id where they apply
+                                                                          [env ZODEX_LOG_FORMAT]
+
 State and GitHub:
   --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)
   --write-mode MODE           read-only | publish-pr | direct: unless direct, commands run without

@@ -7,7 +7,7 @@ import { Conversation } from '../conversation.js';
 import { quote } from '../../errors.js';
 import type { ServerRuntime } from '../options.js';
 import { serverInfo, toolsFor } from '../server.js';
-import type { CallExtra, ToolEntry } from '../tools.js';
+import { UNKNOWN_TOOL_LABEL, type CallExtra, type ToolEntry } from '../tools.js';
 import { AgentTable, agentKeyOf } from './agents.js';
 import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
 import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
@@ -120,6 +120,8 @@ export class ModernServer {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
     // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
     if (!this.names.includes(params.name)) {
+      this.runtime.observer?.callStarted(UNKNOWN_TOOL_LABEL);
+      this.runtime.observer?.callEnded(UNKNOWN_TOOL_LABEL, 'UNKNOWN_TOOL', 0);
       return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
     }
     const principal = io.principal ?? 'static';

@@ -1,0 +1,61 @@
+// The one place log lines are formatted (src/log.ts): text as before, JSON lines for a fleet;
+// never a secret, never a raw control character, a handle never whole.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { HANDLE_PREFIX_CHARS, createLogger, escapeForText, formatLine, levelOf } from '../src/log.js';
+
+const at = new Date('2026-12-04T10:00:00.000Z');
+
+describe('log lines', () => {
+  it('text: "zodexd: message", as zodexd always wrote it', () => {
+    expect(formatLine('text', 'serving over http on http://127.0.0.1:7391/mcp', undefined, at)).toBe('zodexd: serving over http on http://127.0.0.1:7391/mcp');
+  });
+
+  it('json: time, level, message, and the agent, a handle prefix and the request id where given', () => {
+    const line = JSON.parse(formatLine('json', 'a command was killed', { agent: 'AB12', handle: 'h'.repeat(43), request: 7, session: 's-1' }, at));
+    expect(line).toEqual({ time: '2026-12-04T10:00:00.000Z', level: 'info', message: 'a command was killed', agent: 'AB12', handle: 'h'.repeat(HANDLE_PREFIX_CHARS), request: 7, session: 's-1' });
+    expect(JSON.parse(formatLine('json', 'x', undefined, at))).toEqual({ time: '2026-12-04T10:00:00.000Z', level: 'info', message: 'x' });
+  });
+
+  it('levels: given, else warn for "warning:" and info otherwise', () => {
+    expect(levelOf('warning: listening on non-loopback 10.0.0.5', undefined)).toBe('warn');
+    expect(levelOf('WARNING: --insecure-no-auth', undefined)).toBe('warn');
+    expect(levelOf('internal error', { level: 'error' })).toBe('error');
+    expect(levelOf('serving', undefined)).toBe('info');
+  });
+
+  it('never writes a secret, in either format, in the message or a field', () => {
+    const secret = 'tok-0123456789abcdef';
+    for (const format of ['text', 'json'] as const) {
+      const line = formatLine(format, `header was Bearer ${secret}`, { request: `id-${secret}`, agent: secret }, at, [secret]);
+      expect(line).not.toContain(secret);
+      expect(line).toContain('[REDACTED]');
+    }
+  });
+
+  it('json lines are one line of valid JSON without raw control characters, whatever a client sent', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (message, request) => {
+        const line = formatLine('json', message, { request, agent: message }, at);
+        expect(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(line)).toBe(false);
+        const parsed = JSON.parse(line);
+        expect(parsed.message).toBe(message);
+        expect(parsed.request).toBe(request.slice(0, 64));
+      }),
+    );
+  });
+
+  it('text lines escape control characters but tab and newline (a terminal shows them inert)', () => {
+    expect(escapeForText('a\u001b[2Jb\u0007c\u009bd\te\nf\u2028')).toBe('a\\x1b[2Jb\\x07c\\x9bd\te\nf\\u2028');
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
+      expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(escapeForText(text))).toBe(false);
+    }));
+  });
+
+  it('writes each line whole, with its newline, to the sink', () => {
+    const lines: string[] = [];
+    const log = createLogger({ format: 'json', write: (line) => lines.push(line), now: () => at, secrets: () => ['s3cr3t-value'] });
+    log('one s3cr3t-value', { level: 'warn' });
+    expect(lines).toEqual(['{"time":"2026-12-04T10:00:00.000Z","level":"warn","message":"one [REDACTED]"}\n']);
+  });
+});
