@@ -51,7 +51,7 @@ export class Conversation {
     try {
       outcome = await body();
     } catch (error) {
-      const result = errorResult(error, log);
+      const result = errorResult(error, (message, fields) => log(message, { ...fields, agent: this.agentId }));
       const text = result.content[0]?.type === 'text' ? result.content[0].text : 'error';
       store.finishInvocation(record, { resultSummary: text.split('\n')[0]!, isError: true });
       return this.withContext(result, { succeeded: false, workdir: undefined });

@@ -5,6 +5,7 @@
 import type http from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Conversation } from './conversations.js';
+import type { Log } from '../log.js';
 
 // The ids of the requests (not notifications or responses) a POST body carries.
 export function requestIds(body: unknown): RequestId[] {
@@ -16,13 +17,13 @@ export function requestIds(body: unknown): RequestId[] {
   });
 }
 
-export function cancelOnDrop(res: http.ServerResponse, conversation: Conversation, body: unknown, log: (line: string) => void): void {
+export function cancelOnDrop(res: http.ServerResponse, conversation: Conversation, body: unknown, log: Log): void {
   const ids = requestIds(body);
   if (ids.length === 0) return;
   res.once('close', () => {
     if (res.writableFinished) return;
     for (const requestId of ids) {
-      log(`session ${conversation.id}: the connection of request ${JSON.stringify(requestId).slice(0, 40)} closed before its answer; cancelling it`);
+      log(`session ${conversation.id}: the connection of request ${JSON.stringify(requestId).slice(0, 40)} closed before its answer; cancelling it`, { session: conversation.id, request: requestId });
       conversation.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
     }
   });

@@ -3,6 +3,7 @@
 // idle, the caller answers 503. The idle sweep closes those unused for longer than the idle time.
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Log } from '../log.js';
 
 export interface Conversation {
   id: string;
@@ -21,7 +22,7 @@ export class ConversationTable {
     readonly cap: number,
     // Whether a conversation still owns a running command (then it is never evicted).
     private readonly hasRunningCommand: (id: string) => boolean,
-    private readonly log: (line: string) => void,
+    private readonly log: Log,
   ) {}
 
   get size(): number {
@@ -60,7 +61,7 @@ export class ConversationTable {
     const evicted = idle.slice(0, excess);
     if (evicted.length < excess) return false;
     for (const conversation of evicted) {
-      this.log(`session ${conversation.id} closed to make room: ${this.cap} sessions are open (--max-conversations)`);
+      this.log(`session ${conversation.id} closed to make room: ${this.cap} sessions are open (--max-conversations)`, { session: conversation.id });
       void conversation.close();
     }
     return true;
@@ -70,7 +71,7 @@ export class ConversationTable {
   sweep(idleMs: number, now = Date.now()): void {
     for (const conversation of this.values()) {
       if (conversation.opening || conversation.inFlight > 0 || now - conversation.lastActivity <= idleMs) continue;
-      this.log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`);
+      this.log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`, { session: conversation.id });
       void conversation.close();
     }
   }

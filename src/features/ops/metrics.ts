@@ -59,15 +59,17 @@ export function createMetrics(info: ServerInfo): Metrics {
   new Gauge({ name: 'zodex_commands_running', help: 'Commands running now', registers, collect() { this.set(probes?.runningCommands() ?? 0); } });
   new Gauge({ name: 'zodex_http_sessions', help: 'MCP 2025-11-25 sessions open over HTTP', registers, collect() { this.set(probes?.httpSessions() ?? 0); } });
   new Gauge({ name: 'zodex_agents', help: 'Agents known from MCP 2026-07-28 requests', registers, collect() { this.set(probes?.agents() ?? 0); } });
-  const spillFiles = new Gauge({ name: 'zodex_spill_files', help: 'Spill files on disk under the spill folder', registers });
+  // One walk of the spill folder per scrape, shared by both gauges (a registry collects them at once).
+  let scan: Promise<{ bytes: number; files: number }> | undefined;
+  const spill = () =>
+    (scan ??= (probes?.spill() ?? Promise.resolve({ bytes: 0, files: 0 })).finally(() => setImmediate(() => (scan = undefined))));
+  new Gauge({ name: 'zodex_spill_files', help: 'Spill files on disk under the spill folder', registers, async collect() { this.set((await spill()).files); } });
   new Gauge({
     name: 'zodex_spill_bytes',
     help: 'Bytes of spill files on disk under the spill folder (this server\'s and any left by earlier ones until the age cleanup)',
     registers,
     async collect() {
-      const usage = (await probes?.spill()) ?? { bytes: 0, files: 0 };
-      this.set(usage.bytes);
-      spillFiles.set(usage.files);
+      this.set((await spill()).bytes);
     },
   });
   new Gauge({ name: 'zodex_draining', help: '1 from the moment a drain (SIGTERM, SIGINT) starts, else 0', registers, collect() { this.set(probes?.draining() ? 1 : 0); } });

@@ -6,6 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Conversation } from '../conversation.js';
 import type { ServerRuntime } from '../options.js';
 import type { Envelope } from './envelope.js';
+import type { Log } from '../../log.js';
 
 // _meta keys that name the client's conversation, in the order they are trusted (README, "Agent ID").
 export const CONVERSATION_META_KEYS = ['threadId', 'sessionId', 'openai/session', 'vscode.conversationId'] as const;
@@ -45,7 +46,7 @@ export class AgentTable {
   constructor(
     private readonly runtime: ServerRuntime,
     readonly cap: number,
-    private readonly log: (line: string) => void,
+    private readonly log: Log,
   ) {}
 
   get size(): number {
@@ -68,7 +69,7 @@ export class AgentTable {
       if (this.table.size >= this.cap) {
         const oldest = [...this.table.entries()].filter(([, candidate]) => this.idle(candidate)).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
         if (!oldest) return undefined;
-        this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`);
+        this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`, { agent: oldest[1].conversation.agentId });
         this.drop(oldest[0]);
       }
       entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`, principal), lastUsed: now, inFlight: 0 };

@@ -72,13 +72,13 @@ export class ModernServer {
 
   sweep(now = Date.now()): void {
     const { engine, log } = this.runtime;
-    const killed = this.leases.sweep(this.options.handleIdleMs, (handle) => {
+    this.leases.sweep(this.options.handleIdleMs, (handle) => {
       const session = engine.peek(handle);
       if (!session || session.hasEnded) return false;
       session.kill('killed');
+      log(`a command was killed: its session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`, { handle, ...(session.agentId ? { agent: session.agentId } : {}) });
       return true;
     }, now);
-    if (killed.length > 0) log(`${killed.length} command(s) killed: their session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`);
     this.agents.sweep(this.options.handleIdleMs, now);
   }
 
