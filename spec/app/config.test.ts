@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
 import { UsageError } from '../../src/app/config/errors.js';
-import { configFor, parseCli } from '../../src/app/config/parse.js';
+import { configFor, logFormatOf, parseCli } from '../../src/app/config/parse.js';
 
 const config = configFor;
 
@@ -127,5 +127,30 @@ describe('--handle-idle-ms', () => {
     expect(config([]).handleIdleMs).toBe(config([]).httpIdleMs);
     expect(config(['--handle-idle-ms', '1500']).handleIdleMs).toBe(1500);
     expect(refusal(['--handle-idle-ms', 'soon'])).toMatch(/^--handle-idle-ms "soon" is not a whole number/);
+  });
+});
+
+describe('--ops-listen and --log-format (issue 24)', () => {
+  it('leave the ops listener off and logs as text by default', () => {
+    expect(config([]).opsListen).toBeUndefined();
+    expect(config([]).logFormat).toBe('text');
+  });
+
+  it('take HOST:PORT (flag or ZODEX_OPS_LISTEN, the flag wins) with the wildcard refusal of --listen', () => {
+    expect(config(['--ops-listen', '10.1.2.3:9464']).opsListen).toEqual({ host: '10.1.2.3', port: 9464 });
+    expect(config([], { ZODEX_OPS_LISTEN: '127.0.0.1:0' }).opsListen).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(config(['--ops-listen', '[::1]:9'], { ZODEX_OPS_LISTEN: '127.0.0.1:0' }).opsListen).toEqual({ host: '::1', port: 9 });
+    for (const wildcard of ['0.0.0.0:9464', '[::]:9464', ':9464']) expect(refusal(['--ops-listen', wildcard])).toMatch(/^--ops-listen /);
+    expect(refusal([], { ZODEX_OPS_LISTEN: '0.0.0.0:1' })).toMatch(/^--ops-listen 0\.0\.0\.0:1 is a wildcard bind/);
+  });
+
+  it('take text or json (flag or ZODEX_LOG_FORMAT) and refuse anything else; the early read never throws', () => {
+    expect(config(['--log-format', 'json']).logFormat).toBe('json');
+    expect(config([], { ZODEX_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(config(['--log-format', 'text'], { ZODEX_LOG_FORMAT: 'json' }).logFormat).toBe('text');
+    expect(refusal(['--log-format', 'xml'])).toMatch(/^--log-format "xml" is not one of text, json/);
+    expect(logFormatOf(['--log-format=json'], {})).toBe('json');
+    expect(logFormatOf(['--log-format', 'text'], { ZODEX_LOG_FORMAT: 'json' })).toBe('text');
+    expect(logFormatOf(['--log-format'], {})).toBe('text');
   });
 });
