@@ -1,6 +1,6 @@
 // What zodexd and the zodex subcommands read from outside argv: the token (--auth-token-file,
-// else ZODEX_AUTH_TOKEN) and the state directory (--state-dir, else $XDG_STATE_HOME/zodex, else
-// ~/.local/state/zodex). One definition for every command that takes them.
+// else ZODEX_AUTH_TOKEN) and the state directory (--state-dir, else ZODEX_STATE_DIR, else
+// $XDG_STATE_HOME/zodex, else ~/.local/state/zodex). One definition for every command that takes them.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,9 +38,9 @@ export function defaultStateDir(env: NodeJS.ProcessEnv): string {
   return path.join(base, 'zodex');
 }
 
-// --state-dir as given (resolved), else the default.
+// --state-dir as given (resolved), else ZODEX_STATE_DIR (an image sets it to its volume), else the default.
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (flag === undefined) return defaultStateDir(env);
+  if (flag === undefined) return env.ZODEX_STATE_DIR && path.isAbsolute(env.ZODEX_STATE_DIR) ? path.normalize(env.ZODEX_STATE_DIR) : defaultStateDir(env);
   if (flag.trim() === '') throw new UsageError('--state-dir needs a directory');
   return path.resolve(flag);
 }

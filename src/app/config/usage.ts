@@ -66,6 +66,7 @@ Operations (health, readiness and metrics for an orchestrator; logs for a fleet)
 
 State and GitHub:
   --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)
+                                                                          [env ZODEX_STATE_DIR]
   --write-mode MODE           read-only | publish-pr | direct: unless direct, commands run without
                               GITHUB_TOKEN/GH_TOKEN, so pushes go through zodex-agent and the
                               publisher daemon (default: not governed)       [env ZODEX_WRITE_MODE]
