@@ -65,7 +65,7 @@ const browserProject: Project<PlaywrightTestOptions & SuiteOptions, PlaywrightWo
 const containerProject: Project<SuiteOptions> = {
   name: 'container',
   testDir: './containers',
-  testMatch: ['client.spec.ts', 'bridge.spec.ts', 'compose.spec.ts', 'pod.spec.ts'],
+  testMatch: ['client.spec.ts', 'bridge.spec.ts', 'compose.spec.ts', 'pod.spec.ts', 'swarm.spec.ts'],
   use: { target: 'container' },
 };
 
