@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, requirement } from '../harness/fixtures.js';
+import { expect, requirement, test } from '../harness/fixtures.js';
 import { runZodexd } from '../harness/process.js';
 import { INITIALIZE, MCP_HEADERS, rawRequest } from '../harness/raw-http.js';
 import { modernPost, modernRequest } from '../harness/raw-modern.js';
@@ -195,4 +195,37 @@ requirement('ops.log-json', async () => {
   } finally {
     await stopServer(server);
   }
+});
+
+requirement('ops.hundred-agents', async () => {
+  test.setTimeout(120_000);
+  await withServer(OPS, async (server) => {
+    const ops = await opsUrlOf(server.stderr);
+    const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } } });
+    const outputOf = (body: string) => {
+      const data = body.split('\n').find((line) => line.startsWith('data: {')) ?? body;
+      return JSON.parse(data.replace(/^data: /, '')) as { result?: { isError?: boolean; structuredContent?: { output?: string } } };
+    };
+    // 2025-11-25: each agent its own session; 2026-07-28: each agent its own threadId.
+    const legacy = Array.from({ length: 50 }, async () => {
+      const init = await rawRequest(server.url, { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE() });
+      const headers = { ...MCP_HEADERS, 'mcp-session-id': init.headers['mcp-session-id'] as string, 'mcp-protocol-version': '2025-11-25' };
+      await rawRequest(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      const outputs: unknown[] = [];
+      for (let i = 0; i < 3; i++) outputs.push(outputOf((await rawRequest(server.url, { method: 'POST', headers, body: call(i + 2) })).body).result);
+      return outputs;
+    });
+    const modern = Array.from({ length: 50 }, async (_, agent) => {
+      const outputs: unknown[] = [];
+      for (let i = 0; i < 3; i++) outputs.push((await modernPost(server.url, modernRequest(i + 1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } }, { threadId: `agent-${agent}` }))).reply?.result);
+      return outputs;
+    });
+    const results = (await Promise.all([...legacy, ...modern])).flat() as { isError?: boolean; structuredContent?: { output?: string } }[];
+    expect(results).toHaveLength(300);
+    expect(results.filter((result) => result?.isError || result?.structuredContent?.output !== 'ok\n')).toEqual([]);
+    const metrics = (await get(`${ops}/metrics`)).body;
+    expect(sample(metrics, 'zodex_tool_calls_total', { tool: 'exec_command', outcome: 'ok' })).toBe(300);
+    expect(sample(metrics, 'zodex_http_sessions')).toBe(50);
+    expect(sample(metrics, 'zodex_agents')).toBe(50);
+  });
 });

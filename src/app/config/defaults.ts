@@ -16,7 +16,10 @@ export const DEFAULT_HEAD_BYTES = 1024; // of the preview, the start of what is 
 export const DEFAULT_TAIL_FILE_BYTES = 1024 * 1024; // last bytes kept past the spill cap
 export const DEFAULT_SPILL_CAP_BYTES = 16 * 1024 * 1024; // seed 002: 16 MiB per file
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3_600_000; // seed 002: 24 hours
-export const DEFAULT_MAX_SESSIONS = 64;
+// Two per open conversation (DEFAULT_MAX_CONVERSATIONS): 100 agents each running a command at
+// once stay under it (at 64, 3 of 500 such calls got SESSION_LIMIT); each running command costs
+// about 0.4 MiB (bench/results/scale.json) and one terminal.
+export const DEFAULT_MAX_SESSIONS = 256;
 // Under every default client request timeout measured (bench/results/client-timeouts.json): 60 s.
 export const DEFAULT_MAX_YIELD_MS = 30_000;
 export const MAX_MAX_YIELD_MS = 3_600_000;
