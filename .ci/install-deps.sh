@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what zodex's tests need on a Debian bookworm CI machine (Docker Engine, docker-compose,
-# Chromium) and makes sure one Docker daemon is answering on /var/run/docker.sock.
+# Chromium, kubectl where an apt source has it) and makes sure one Docker daemon is answering on /var/run/docker.sock.
 # Idempotent and quiet: it prints nothing when all is already in place, and prints the relevant log
 # when something fails. Runs as root (no sudo, no systemd needed).
 set -euo pipefail
@@ -36,6 +36,16 @@ if ((${#missing[@]})); then
     apt_install || { tail -n 50 "$log" >&2; die "apt-get install ${missing[*]} failed"; }
   fi
   rm -f "$log"
+fi
+
+# --- kubectl: deploy/kubernetes is built with `kubectl kustomize` (spec/deploy/manifests.test.ts) --
+# The CI machines' image has it (kubectl 1.32, kustomize v5.5, from the cloud SDK's apt source,
+# which `apt-get install kubectl` uses where it is configured). Debian bookworm itself has only
+# kubernetes-client 1.20, whose kustomize v2 cannot read these manifests: it is not installed, and
+# without kubectl the manifests test fails under ZODEX_NO_SKIP, saying why.
+if ! command -v kubectl >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends kubectl >/dev/null 2>&1 ||
+    printf 'install-deps: warning: kubectl is not installed and no apt source offers it; the manifests test will fail\n' >&2
 fi
 
 # --- Docker daemon -------------------------------------------------------------------------------
