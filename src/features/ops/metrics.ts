@@ -61,8 +61,7 @@ export function createMetrics(info: ServerInfo): Metrics {
   new Gauge({ name: 'zodex_agents', help: 'Agents known from MCP 2026-07-28 requests', registers, collect() { this.set(probes?.agents() ?? 0); } });
   // One walk of the spill folder per scrape, shared by both gauges (a registry collects them at once).
   let scan: Promise<{ bytes: number; files: number }> | undefined;
-  const spill = () =>
-    (scan ??= (probes?.spill() ?? Promise.resolve({ bytes: 0, files: 0 })).finally(() => setImmediate(() => (scan = undefined))));
+  const spill = () => (scan ??= probes?.spill() ?? Promise.resolve({ bytes: 0, files: 0 }));
   new Gauge({ name: 'zodex_spill_files', help: 'Spill files on disk under the spill folder', registers, async collect() { this.set((await spill()).files); } });
   new Gauge({
     name: 'zodex_spill_bytes',
@@ -96,6 +95,12 @@ export function createMetrics(info: ServerInfo): Metrics {
   return {
     observer,
     setProbes: (given) => void (probes = given),
-    render: () => registry.metrics(),
+    render: async () => {
+      try {
+        return await registry.metrics();
+      } finally {
+        scan = undefined; // the next scrape walks again
+      }
+    },
   };
 }
