@@ -42,9 +42,9 @@ requirement('ops.paths', async () => {
     const health = await get(`${ops}/healthz`);
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toEqual({ status: 'ok' });
-    const ready = await get(`${ops}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.body)).toEqual({ status: 'ready' });
+    // Local mode: ready once the login shell's environment is captured (up to 5 s on a loaded machine).
+    await expect.poll(async () => (await get(`${ops}/readyz`)).status, { timeout: 10_000 }).toBe(200);
+    expect(JSON.parse((await get(`${ops}/readyz`)).body)).toEqual({ status: 'ready' });
     const metrics = await get(`${ops}/metrics`);
     expect(metrics.status).toBe(200);
     expect(metrics.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');

@@ -48,9 +48,13 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
     ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
-    // Readiness turns 503 in the signal's own turn, before the drain begins.
-    onStopSignals(HTTP_STOP_SIGNALS, () => ops?.draining());
-    onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, closing(runtime, ops), signal, config.drainMs)));
+    onStopSignals(
+      HTTP_STOP_SIGNALS,
+      once((signal) => {
+        ops?.draining(); // readiness turns 503 in the signal's own turn, as newcomers get 503
+        return stopHttp(serving, closing(runtime, ops), signal, config.drainMs);
+      }),
+    );
     return;
   }
   // Assigned before any stop can run: signals and stream events arrive on later turns.
