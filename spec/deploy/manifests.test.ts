@@ -17,6 +17,7 @@ import { parseAllDocuments } from 'yaml';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEPLOY = path.join(ROOT, 'deploy/kubernetes');
 const CRDS = process.env.ZODEX_AGENT_SANDBOX_CRDS ?? path.resolve(ROOT, '../shared/corpus/agent-sandbox-crds');
+if (!fs.existsSync(CRDS)) throw new Error(`the agent-sandbox CRDs are not at ${CRDS}: the shared/ folder belongs beside the checkout, or set ZODEX_AGENT_SANDBOX_CRDS to their folder`);
 
 type Json = Record<string, unknown>;
 type Schema = Json & { properties?: Record<string, Schema>; items?: Schema; additionalProperties?: unknown };
