@@ -36,6 +36,13 @@ function load(): Addon | Error {
   return addon;
 }
 
+/** Loads the addon now, or throws saying why: for a process about to lose the right to read it
+ * (`zodex publisher --user` from a checkout its user cannot enter). */
+export function loadNativeAddon(): void {
+  const loaded = load();
+  if (loaded instanceof Error) throw loaded;
+}
+
 /** The uid, gid (and pid where known) of the process at the other end of a unix socket. */
 export function peerCredentials(fd: number): PeerCredentials {
   const loaded = load();

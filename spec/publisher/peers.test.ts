@@ -14,6 +14,7 @@ import { makeRepos, startDaemon, type DaemonHandle, type Repos } from './helpers
 const run = promisify(execFile);
 const NOBODY = 65534; // nobody:nogroup on Debian
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const PUBLISHER = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
 
 let repos: Repos;
 let open: DaemonHandle[] = [];
@@ -97,9 +98,14 @@ describe.runIf(root)('zodex publisher --user', () => {
     fs.mkdirSync(state, { mode: 0o700 });
     fs.chownSync(state, NOBODY, NOBODY);
     const socketPath = path.join(shared, 'run', 'publisher.sock');
-    const args = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
-    const daemon = spawn(process.execPath, [...args, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
-      env: { ...repos.env, HOME: repos.home },
+    // The native addon sits where nobody cannot enter, as a checkout under /root (0700) does: it
+    // must be loaded before the drop.
+    const hidden = path.join(repos.root, 'hidden');
+    fs.mkdirSync(hidden, { mode: 0o700 });
+    const addon = path.join(hidden, 'zodex_native.node');
+    fs.copyFileSync(path.join(ROOT, 'build/Release/zodex_native.node'), addon);
+    const daemon = spawn(process.execPath, [...PUBLISHER, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
+      env: { ...repos.env, HOME: repos.home, ZODEX_NATIVE_ADDON: addon },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let log = '';
@@ -122,11 +128,33 @@ describe.runIf(root)('zodex publisher --user', () => {
       expect(await status(socketPath)).toMatchObject({ ok: true });
       // and nobody, the daemon's own user, is refused.
       expect(await statusAsNobody(socketPath)).toMatchObject({ ok: false, error: { code: 'PEER_REFUSED' } });
+      expect(log).not.toContain('unusable'); // the history works as nobody (SQLite's driver was loaded before the drop)
     } finally {
       daemon.kill('SIGTERM');
       await exited;
     }
     expect(fs.existsSync(socketPath)).toBe(false); // removed by the dropped daemon, its owner
+  }, 40_000);
+
+  it('refuses to start, naming the folder, when the named user cannot use --state-dir', async () => {
+    const token = path.join(repos.root, 'token');
+    fs.writeFileSync(token, 'ghp_TESTtoken0123456789abcdefSECRET\n', { mode: 0o600 });
+    const state = path.join(repos.root, 'roots-state'); // root's, 0700: nobody cannot enter it
+    fs.mkdirSync(state, { mode: 0o700 });
+    const socketPath = path.join(shared, 'run', 'publisher.sock');
+    const daemon = spawn(process.execPath, [...PUBLISHER, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
+      env: { ...repos.env, HOME: repos.home },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const stop = setTimeout(() => daemon.kill('SIGKILL'), 15_000); // a daemon that started is a failure
+    const code = await new Promise((resolve) => daemon.on('exit', resolve));
+    clearTimeout(stop);
+    expect(code).toBe(1);
+    expect(log).toContain(`BAD_CONFIG: --state-dir ${state} cannot be used by nobody (EACCES)`);
+    expect(log).not.toContain('running as nobody');
+    expect(fs.existsSync(socketPath)).toBe(false);
   }, 40_000);
 
   it('refuses --user without --socket and --state-dir', async () => {
