@@ -1,0 +1,138 @@
+// Streaming redaction of a session's decoded output (after AnsiStripper, before it fans out to the
+// output buffer, spill and tail files and the Liveboard): every known secret value becomes
+// `[REDACTED:NAME]`, also when it arrives split across reads.
+// Flow: push(bytes) -> held bytes + bytes -> scan: at each position the longest value that starts
+// there is replaced (leftmost-longest, so the result does not depend on how the stream was cut);
+// the longest suffix that is a proper prefix of some value is held back for the next push, and
+// nothing else; end() flushes what is held. Values are matched in their decoded form (stripped
+// of escape sequences, "\r\n" as "\n"), the same bytes the stream carries.
+
+import { stripAnsi } from './ansi.js';
+
+// What the engine needs to know of the secrets: their names and values, and a version that
+// changes whenever they do (a value added while a command runs is redacted from then on).
+export interface RedactionSource {
+  readonly version: number;
+  list(): readonly { readonly name: string; readonly value: string }[];
+}
+
+// The values of one version, compiled for scanning.
+interface Needles {
+  version: number;
+  bytes: Buffer[]; // distinct decoded values
+  marks: Buffer[]; // `[REDACTED:NAME]` for each
+  maxLength: number;
+  // For each byte value, the needles that start with it (the hold-back check looks at each
+  // position of the last maxLength - 1 bytes).
+  byFirstByte: (number[] | undefined)[];
+}
+
+const EMPTY = new Uint8Array(0);
+const compiled = new WeakMap<RedactionSource, Needles>();
+
+function needlesOf(source: RedactionSource): Needles {
+  const cached = compiled.get(source);
+  if (cached && cached.version === source.version) return cached;
+  const seen = new Set<string>();
+  const bytes: Buffer[] = [];
+  const marks: Buffer[] = [];
+  const byFirstByte: (number[] | undefined)[] = new Array(256);
+  for (const { name, value } of source.list()) {
+    const decoded = stripAnsi(value);
+    if (decoded === '' || seen.has(decoded)) continue;
+    seen.add(decoded);
+    const at = bytes.push(Buffer.from(decoded, 'utf8')) - 1;
+    marks.push(Buffer.from(`[REDACTED:${name}]`, 'utf8'));
+    (byFirstByte[bytes[at]![0]!] ??= []).push(at);
+  }
+  const needles = { version: source.version, bytes, marks, maxLength: Math.max(0, ...bytes.map((b) => b.length)), byFirstByte };
+  compiled.set(source, needles);
+  return needles;
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+export class StreamRedactor {
+  private held: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly source: RedactionSource) {}
+
+  // Bytes held back: the end of the stream so far, which may still become a value.
+  get holding(): number {
+    return this.held.length;
+  }
+
+  // The bytes that can be shown now: `bytes` itself (or a view of it) when nothing is replaced or
+  // held, else a new buffer. Valid until the next push, like AnsiStripper's result.
+  push(bytes: Uint8Array): Uint8Array {
+    const needles = needlesOf(this.source);
+    if (this.held.length === 0 && needles.bytes.length === 0) return bytes;
+    const data = this.held.length === 0 ? asBuffer(bytes) : Buffer.concat([this.held, bytes]);
+    return this.scan(data, needles, false);
+  }
+
+  // What was held back (a possible start of a value that never came), at the end of the stream.
+  end(): Uint8Array {
+    if (this.held.length === 0) return EMPTY;
+    return this.scan(this.held, needlesOf(this.source), true);
+  }
+
+  private scan(data: Buffer, needles: Needles, final: boolean): Uint8Array {
+    const { bytes, marks } = needles;
+    const n = data.length;
+    const next = bytes.map((needle) => data.indexOf(needle));
+    const pieces: Uint8Array[] = [];
+    let p = 0;
+    for (;;) {
+      // The first full occurrence at or after p, and at that position the longest value.
+      let q = -1;
+      let best = -1;
+      for (let i = 0; i < bytes.length; i++) {
+        if (next[i]! !== -1 && next[i]! < p) next[i] = data.indexOf(bytes[i]!, p);
+        const at = next[i]!;
+        if (at === -1) continue;
+        if (q === -1 || at < q || (at === q && bytes[i]!.length > bytes[best]!.length)) {
+          q = at;
+          best = i;
+        }
+      }
+      const hold = final ? -1 : this.holdPoint(data, p, needles);
+      if (hold !== -1 && (q === -1 || hold <= q)) {
+        this.held = Buffer.from(data.subarray(hold)); // a copy: data may be a reused read buffer
+        if (hold > p) pieces.push(data.subarray(p, hold));
+        break;
+      }
+      if (q === -1) {
+        if (this.held.length > 0) this.held = Buffer.alloc(0);
+        if (p === 0) return data; // nothing replaced, nothing held: the common case, no copy
+        if (p < n) pieces.push(data.subarray(p));
+        break;
+      }
+      if (q > p) pieces.push(data.subarray(p, q));
+      pieces.push(marks[best]!);
+      p = q + bytes[best]!.length;
+    }
+    if (pieces.length === 1) return pieces[0]!;
+    return pieces.length === 0 ? EMPTY : Buffer.concat(pieces);
+  }
+
+  // The first position r >= p such that data[r..] is a proper prefix of some value (it may be the
+  // start of that value, whose rest has not arrived), or -1. Only the last maxLength - 1 bytes can be.
+  private holdPoint(data: Buffer, p: number, needles: Needles): number {
+    const n = data.length;
+    for (let r = Math.max(p, n - needles.maxLength + 1); r < n; r++) {
+      const candidates = needles.byFirstByte[data[r]!];
+      if (!candidates) continue;
+      for (const i of candidates) {
+        const needle = needles.bytes[i]!;
+        if (needle.length <= n - r) continue;
+        let k = 1;
+        while (r + k < n && data[r + k] === needle[k]) k++;
+        if (r + k === n) return r;
+      }
+    }
+    return -1;
+  }
+}
