@@ -2,6 +2,7 @@
 // known (and, over stdio, once stdin is held): the runtime, the conversation factory, the modern
 // server and the chosen transport, then the stop signals. HTTP and OAuth load only for HTTP.
 
+import type { SecretRegistry } from '../secrets.js';
 import type { Serving } from '../transport/serving.js';
 import type { StdioFront } from '../transport/stdio-front.js';
 import { serveStdio } from '../transport/stdio.js';
@@ -13,13 +14,14 @@ import { httpOptions, oauthOptions } from './options.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 export interface Started {
-  log: (message: string) => void;
+  log: (message: string) => void; // redacts known secret values itself
+  secrets: SecretRegistry;
   front?: StdioFront; // stdio: stdin as read since the process began
   seenClients: Set<string>; // modern-era clients already logged (by the front)
 }
 
 export async function start(config: Config, started: Started): Promise<void> {
-  const runtime = await createRuntime(config, started.log);
+  const runtime = await createRuntime(config, started.log, started.secrets);
   try {
     // A Liveboard that cannot listen is fatal (it was asked for), as is an MCP listener that cannot.
     await runtime.ready;
@@ -38,7 +40,7 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../store/oauth.js'), import('../transport/http.js')]);
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
-    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
+    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log, secrets: runtime.secrets })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
     onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
     return;

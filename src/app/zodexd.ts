@@ -2,21 +2,27 @@
 // answers server/discover at once -> import() of the rest (serve.ts: runtime, transport, stop
 // signals). Only what parsing and the front need is loaded before the first answer. Usage errors
 // print one line to stderr and exit 2, with nothing on stdout; any other failure to start exits 1
-// and leaves nothing behind.
+// and leaves nothing behind. Once the Config is known, so are the secret values (app/secrets.ts):
+// from then on no log line shows one.
 
+import type { SecretRegistry } from '../secrets.js';
 import { holdStdio } from '../transport/stdio-front.js';
 import { UsageError } from './config/errors.js';
 import { parseCli } from './config/parse.js';
 import { USAGE } from './config/usage.js';
 import { serverOptions } from './options.js';
+import { startSecrets } from './secrets.js';
 import { terminalHint } from './terminal-hint.js';
 import { VERSION } from './version.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+// The values no log line may show; filled once the Config is known.
+let secrets: SecretRegistry | undefined;
+
 function log(message: string): void {
-  process.stderr.write(`zodexd: ${message}\n`);
+  process.stderr.write(`zodexd: ${secrets ? secrets.redactText(message) : message}\n`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -33,7 +39,9 @@ async function main(argv: string[]): Promise<void> {
   if (request.kind === 'help') return void process.stdout.write(USAGE);
   if (request.kind === 'version') return void process.stdout.write(`zodexd ${VERSION}\n`);
   const { config } = request;
-  for (const notice of config.notices) log(notice);
+  const known = startSecrets(config, process.env);
+  secrets = known.secrets;
+  for (const notice of [...config.notices, ...known.warnings]) log(notice);
   const seenClients = new Set<string>();
   let front;
   if (config.transport === 'stdio') {
@@ -41,7 +49,7 @@ async function main(argv: string[]): Promise<void> {
     front = holdStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, discover: serverOptions(config), seenClients, log });
   }
   const { start } = await import('./serve.js');
-  await start(config, { log, seenClients, ...(front ? { front } : {}) });
+  await start(config, { log, secrets, seenClients, ...(front ? { front } : {}) });
 }
 
 export function runZodexd(argv: string[]): void {

@@ -28,4 +28,6 @@ export interface ServerRuntime {
   store: Store;
   serverId: string;
   log(message: string): void;
+  // Replaces every known secret value in a text (src/secrets.ts); applied to every tool result.
+  redact?(text: string): string;
 }

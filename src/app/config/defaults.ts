@@ -58,6 +58,8 @@ export interface Config {
   stateDir: string;
   context: ContextOptions;
   writeMode: WriteMode | undefined;
+  // --redact-env: variables (NAME, or PREFIX*) whose values no output, history or log shows.
+  redactEnv: string[];
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.
   liveboard: ListenAddress | undefined;
   // --oauth, --public-url, --oauth-token-ttl-ms (oauth.ts).
