@@ -133,3 +133,47 @@ requirement('secrets.minted-token', async ({ protocol }) => {
     { env: { ZODEX_AUTH_TOKEN: STATIC } },
   );
 });
+
+// zodexd and every process under it, found through /proc/PID/task/*/children.
+function processTree(root: number): number[] {
+  const pids = [root];
+  for (let i = 0; i < pids.length; i++) {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${pids[i]}/task`);
+    } catch {
+      continue; // ended meanwhile
+    }
+    for (const task of tasks) {
+      try {
+        pids.push(...fs.readFileSync(`/proc/${pids[i]}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+  return pids;
+}
+
+requirement('secrets.no-environ', async ({ zodex }) => {
+  const PUBLISHER_TOKEN = 'ghp_conformancePublisherToken0123';
+  const z = await zodex({ env: { ZODEX_AUTH_TOKEN: TOKEN, ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } });
+  const pid = z.server.pid;
+  // A command reads zodexd's environment itself (as root here, which non-dumpability does not stop).
+  const running = await z.exec({ cmd: `tr '\\0' '\\n' < /proc/${pid}/environ | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}' -e ZODEX_AUTH_TOKEN; env | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}'; sleep 30`, workdir: '/', yield_time_ms: 1_000 });
+  expect(running.output).toBe('0\n0\n');
+  const tree = processTree(pid);
+  expect(tree.length).toBeGreaterThanOrEqual(3); // zodexd, the zygote or standbys, the command
+  for (const each of tree) {
+    let environ: string;
+    try {
+      environ = fs.readFileSync(`/proc/${each}/environ`, 'latin1');
+    } catch {
+      continue; // ended meanwhile
+    }
+    expect(environ, `/proc/${each}/environ`).not.toContain(TOKEN);
+    expect(environ, `/proc/${each}/environ`).not.toContain(PUBLISHER_TOKEN);
+    expect(environ, `/proc/${each}/environ`).not.toContain('ZODEX_AUTH_TOKEN=');
+  }
+  await z.write({ session_handle: running.session_handle!, kill_process: true });
+});

@@ -5,8 +5,11 @@
 // join as they are minted (oauth/token.ts). Values under 8 characters are still redacted, with a
 // warning: they will replace ordinary text.
 // Flow: Config + process.env -> startSecrets() -> SecretRegistry (src/secrets.ts) -> engine, store,
-// results, log; the login capture -> addEnvironmentSecrets() -> the same registry.
+// results, log; the login capture -> addEnvironmentSecrets() -> the same registry. Before anything
+// is started, concealSecrets() erases zodex's own secret variables from zodexd's environment and
+// makes it non-dumpable, so no child inherits them and no command reads them from /proc.
 
+import { concealProcess } from '../native.js';
 import { PUBLISHER_SECRET_ENV } from '../publisher/paths.js';
 import { SecretRegistry } from '../secrets.js';
 import type { Config } from './config/defaults.js';
@@ -51,3 +54,15 @@ export function startSecrets(config: Pick<Config, 'authToken' | 'redactEnv'>, en
   return { secrets, warnings: addEnvironmentSecrets(secrets, config.redactEnv, env, "zodexd's environment") };
 }
 
+// Erases zodex's own secret variables from this process's environment (process.env and the
+// exec-time block /proc/PID/environ shows) and turns it non-dumpable (Linux), before any child
+// exists. Throws when a secret variable is set and cannot be erased (no native addon): zodexd
+// then refuses to start rather than keep it readable.
+export function concealSecrets(env: NodeJS.ProcessEnv): void {
+  try {
+    concealProcess(SERVER_SECRET_ENV);
+  } catch (error) {
+    const present = SERVER_SECRET_ENV.filter((name) => env[name] !== undefined);
+    if (present.length > 0) throw new Error(`cannot erase ${present.join(', ')} from zodexd's environment, where every command could read it: ${(error as Error).message}`);
+  }
+}

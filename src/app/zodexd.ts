@@ -11,7 +11,7 @@ import { UsageError } from './config/errors.js';
 import { parseCli } from './config/parse.js';
 import { USAGE } from './config/usage.js';
 import { serverOptions } from './options.js';
-import { startSecrets } from './secrets.js';
+import { concealSecrets, startSecrets } from './secrets.js';
 import { terminalHint } from './terminal-hint.js';
 import { VERSION } from './version.js';
 
@@ -48,6 +48,8 @@ async function main(argv: string[]): Promise<void> {
     if (process.stdin.isTTY) for (const line of terminalHint()) log(line);
     front = holdStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, discover: serverOptions(config), seenClients, log });
   }
+  // After the front (server/discover is answered meanwhile), before anything is started.
+  concealSecrets(process.env);
   const { start } = await import('./serve.js');
   await start(config, { log, secrets, seenClients, ...(front ? { front } : {}) });
 }

@@ -13,10 +13,10 @@ import { dropPrivileges, lookupGroup, lookupUser, type Account } from '../../pub
 import { startPublisherDaemon } from '../../publisher/daemon.js';
 import { PublisherError } from '../../publisher/errors.js';
 import type { PublicationLog } from '../../publisher/history.js';
-import { defaultPublisherSocket, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
 import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
-import { loadNativeAddon } from '../../native.js';
+import { concealProcess, loadNativeAddon } from '../../native.js';
 import { loadDatabaseDriver, openStore } from '../../store/index.js';
 import { mkdirpSync } from '../../fsutil.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
@@ -184,12 +184,24 @@ function checkStateDir(stateDir: string, user: Account): void {
 // process.env as io.env: the token variable is removed from it before anything else starts.
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`zodex publisher: ${line}\n`);
+  const tokenInEnvironment = PUBLISHER_SECRET_ENV.some((name) => io.env[name] !== undefined);
   const request = parsePublisherArgs(argv, io.env);
   if (request.kind === 'help') {
     io.stdout(usage);
     return EXIT_OK;
   }
   const { settings } = request;
+  // The token is in memory now: out of the environment (/proc/PID/environ too), and out of reach
+  // of a debugger or /proc/PID/mem of our own uid. A token variable that cannot be erased stops
+  // the start.
+  try {
+    concealProcess(PUBLISHER_SECRET_ENV);
+  } catch (error) {
+    if (tokenInEnvironment) {
+      log(`cannot start: cannot erase ${PUBLISHER_TOKEN_ENV} from the environment, where processes of this user could read it: ${(error as Error).message}`);
+      return EXIT_FAILURE;
+    }
+  }
   // The history is opened once the daemon runs as its final user (after --user's drop).
   let store: (PublicationLog & { close(): void }) | undefined;
   const publications: PublicationLog & { close(): void } = {
