@@ -61,6 +61,18 @@ describe('StreamRedactor', () => {
     );
   });
 
+  it('gives the same answer for values longer than the searched anchor, repetitive like the text around them', () => {
+    const long = fc.string({ unit: fc.constantFrom('x', 'x', 'x', 'y', '\n'), minLength: 9, maxLength: 24 });
+    const longSecrets = fc.uniqueArray(long, { minLength: 1, maxLength: 4 }).map((values) => values.map((v, i) => ({ name: `L${i}`, value: v })));
+    const repetitive = fc.array(fc.oneof(long, fc.string({ unit: fc.constantFrom('x', 'y', '\n'), maxLength: 30 })), { maxLength: 12 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(longSecrets, repetitive, cuts, (known, input, at) => {
+        expect(streamed(new StreamRedactor(source(known)), Buffer.from(input, 'utf8'), at)).toBe(reference(input, known));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('leaves no value in the output', () => {
     fc.assert(
       fc.property(secrets, text, cuts, (known, input, at) => {

@@ -21,10 +21,32 @@ interface Needles {
   version: number;
   bytes: Buffer[]; // distinct decoded values
   marks: Buffer[]; // `[REDACTED:NAME]` for each
+  // What is searched for: ANCHOR_BYTES of the value, at this offset in it (then the whole value is
+  // compared). Native search of a whole value that begins like the text around it (a value
+  // starting with many x in a stream of x) degrades badly; an anchor of its most varied bytes
+  // does not, and is no slower on random tokens (bench/redaction.mjs).
+  anchors: Buffer[];
+  anchorAt: number[];
   maxLength: number;
-  // For each byte value, the needles that start with it (the hold-back check looks at each
-  // position of the last maxLength - 1 bytes).
-  byFirstByte: (number[] | undefined)[];
+  // The values' prefixes as a trie: node 0 is the root, children[node] maps a byte to a node.
+  children: Map<number, number>[];
+}
+
+const ANCHOR_BYTES = 8;
+
+// The offset of the ANCHOR_BYTES-long window of `value` with the most distinct bytes (the last
+// of equals).
+function anchorOffset(value: Buffer): number {
+  let best = 0;
+  let score = -1;
+  for (let at = 0; at + ANCHOR_BYTES <= value.length; at++) {
+    const distinct = new Set(value.subarray(at, at + ANCHOR_BYTES)).size;
+    if (distinct >= score) {
+      score = distinct;
+      best = at;
+    }
+  }
+  return best;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -34,18 +56,28 @@ function needlesOf(source: RedactionSource): Needles {
   const cached = compiled.get(source);
   if (cached && cached.version === source.version) return cached;
   const seen = new Set<string>();
-  const bytes: Buffer[] = [];
-  const marks: Buffer[] = [];
-  const byFirstByte: (number[] | undefined)[] = new Array(256);
+  const needles: Needles = { version: source.version, bytes: [], marks: [], anchors: [], anchorAt: [], maxLength: 0, children: [new Map()] };
   for (const { name, value } of source.list()) {
     const decoded = stripAnsi(value);
     if (decoded === '' || seen.has(decoded)) continue;
     seen.add(decoded);
-    const at = bytes.push(Buffer.from(decoded, 'utf8')) - 1;
-    marks.push(Buffer.from(`[REDACTED:${name}]`, 'utf8'));
-    (byFirstByte[bytes[at]![0]!] ??= []).push(at);
+    const bytes = Buffer.from(decoded, 'utf8');
+    const at = anchorOffset(bytes);
+    needles.bytes.push(bytes);
+    needles.marks.push(Buffer.from(`[REDACTED:${name}]`, 'utf8'));
+    needles.anchors.push(bytes.subarray(at, at + ANCHOR_BYTES));
+    needles.anchorAt.push(at);
+    needles.maxLength = Math.max(needles.maxLength, bytes.length);
+    let node = 0;
+    for (const byte of bytes) {
+      let next = needles.children[node]!.get(byte);
+      if (next === undefined) {
+        next = needles.children.push(new Map()) - 1;
+        needles.children[node]!.set(byte, next);
+      }
+      node = next;
+    }
   }
-  const needles = { version: source.version, bytes, marks, maxLength: Math.max(0, ...bytes.map((b) => b.length)), byFirstByte };
   compiled.set(source, needles);
   return needles;
 }
@@ -82,7 +114,7 @@ export class StreamRedactor {
   private scan(data: Buffer, needles: Needles, final: boolean): Uint8Array {
     const { bytes, marks } = needles;
     const n = data.length;
-    const next = bytes.map((needle) => data.indexOf(needle));
+    const next = bytes.map((_, i) => occurrence(data, needles, i, 0));
     const pieces: Uint8Array[] = [];
     let p = 0;
     for (;;) {
@@ -90,7 +122,7 @@ export class StreamRedactor {
       let q = -1;
       let best = -1;
       for (let i = 0; i < bytes.length; i++) {
-        if (next[i]! !== -1 && next[i]! < p) next[i] = data.indexOf(bytes[i]!, p);
+        if (next[i]! !== -1 && next[i]! < p) next[i] = occurrence(data, needles, i, p);
         const at = next[i]!;
         if (at === -1) continue;
         if (q === -1 || at < q || (at === q && bytes[i]!.length > bytes[best]!.length)) {
@@ -119,20 +151,29 @@ export class StreamRedactor {
   }
 
   // The first position r >= p such that data[r..] is a proper prefix of some value (it may be the
-  // start of that value, whose rest has not arrived), or -1. Only the last maxLength - 1 bytes can be.
+  // start of that value, whose rest has not arrived), or -1: data[r..] leads through the trie to
+  // a node that goes on. Only the last maxLength - 1 bytes can be.
   private holdPoint(data: Buffer, p: number, needles: Needles): number {
     const n = data.length;
+    const { children } = needles;
     for (let r = Math.max(p, n - needles.maxLength + 1); r < n; r++) {
-      const candidates = needles.byFirstByte[data[r]!];
-      if (!candidates) continue;
-      for (const i of candidates) {
-        const needle = needles.bytes[i]!;
-        if (needle.length <= n - r) continue;
-        let k = 1;
-        while (r + k < n && data[r + k] === needle[k]) k++;
-        if (r + k === n) return r;
-      }
+      let node: number | undefined = 0;
+      for (let k = r; k < n && node !== undefined; k++) node = children[node]!.get(data[k]!);
+      if (node !== undefined && children[node]!.size > 0) return r;
     }
     return -1;
   }
+}
+
+// Where value i next occurs whole in data at or after `from`, or -1: its anchor is searched for,
+// then the whole value compared around it.
+function occurrence(data: Buffer, needles: Needles, i: number, from: number): number {
+  const value = needles.bytes[i]!;
+  const offset = needles.anchorAt[i]!;
+  for (let at = data.indexOf(needles.anchors[i]!, from + offset); at !== -1; at = data.indexOf(needles.anchors[i]!, at + 1)) {
+    const start = at - offset;
+    if (start + value.length > data.length) return -1;
+    if (data.compare(value, 0, value.length, start, start + value.length) === 0) return start;
+  }
+  return -1;
 }
