@@ -9,10 +9,15 @@
 //   adversarial 1000-byte lines of x, on a server whose 20 secrets are 30 x's and 10 hex
 //               characters: every read ends in what could be the start of a secret, which is
 //               held back and joined to the next read
+// Two figures per run: the wall-clock rate (MB/s of what the command wrote), which the machine's
+// load moves a lot, and zodexd's own CPU time for the 50 MB (every thread, from
+// /proc/PID/task/*/schedstat), which it moves far less; each compared with the 0-secret server of
+// the same round (median of the per-round ratios).
 // Usage: node bench/redaction.mjs [rounds] [BEFORE_ZODEXD]  (e.g. /tmp/before/dist/cli/zodexd.js)
 // Figures to bench/results/redaction.json.
 
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { exec, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
 
 requireBuild();
@@ -45,18 +50,35 @@ const servers = [await server('0 secrets', 0), await server('1 secret', 1), awai
 if (before) servers.unshift(await server('before redaction', 0, before));
 const adversarial = await server('20 secrets sharing a 30-x start', 20, undefined, () => `${'x'.repeat(30)}${randomBytes(5).toString('hex')}`);
 
-const samples = {};
+// CPU time of every thread of `pid` so far, in ms.
+function cpuMs(pid) {
+  let ns = 0;
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1e6;
+}
+
+const samples = {}; // workload -> server -> [{ MBps, cpuMs, round }]
+let currentRound = 0;
 async function run(entry, workload) {
+  const cpuBefore = cpuMs(entry.zodex.pid);
   const started = process.hrtime.bigint();
   const result = await exec(entry.zodex.client, { cmd: WORKLOADS[workload] });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const cpu = cpuMs(entry.zodex.pid) - cpuBefore;
   if (result.status !== 'exited' || result.exit_code !== 0) throw new Error(`${entry.name} ${workload}: ${result.summary}`);
   if (workload === 'hits' && entry.firstSecret && !result.output.includes('[REDACTED:BENCH_SECRET_01]')) throw new Error(`${entry.name}: the secret was not redacted`);
   if (workload === 'hits' && entry.firstSecret && result.output.includes(entry.firstSecret)) throw new Error(`${entry.name}: the secret is in the output`);
-  ((samples[workload] ??= {})[entry.name] ??= []).push(MB / 1e6 / (ms / 1000));
+  ((samples[workload] ??= {})[entry.name] ??= []).push({ MBps: MB / 1e6 / (ms / 1000), cpuMs: cpu, round: currentRound });
 }
 
 for (let i = 0; i < rounds; i++) {
+  currentRound = i;
   const order = [...servers.slice(i % servers.length), ...servers.slice(0, i % servers.length)];
   for (const workload of ['long', 'short', 'hits']) for (const entry of order) await run(entry, workload);
   for (const entry of i % 2 === 0 ? [servers.at(-3), adversarial] : [adversarial, servers.at(-3)]) await run(entry, 'adversarial');
@@ -64,12 +86,26 @@ for (let i = 0; i < rounds; i++) {
 }
 for (const entry of [...servers, adversarial]) await entry.zodex.close();
 
+// Median of the per-round ratios of `key` to the 0-secret server's run of the same round.
+function ratio(list, base, key) {
+  return round(stats(list.map((run) => run[key] / base.find((b) => b.round === run.round)[key])).median);
+}
 const figures = {};
 for (const [workload, byServer] of Object.entries(samples)) {
-  const base = stats(byServer['0 secrets']).median;
+  const base = byServer['0 secrets'];
   figures[workload] = {
     workload: WORKLOADS[workload],
-    MBps: Object.fromEntries(Object.entries(byServer).map(([name, list]) => [name, { ...stats(list.map((v) => round(v, 1))), ratioTo0: round(stats(list).median / base) }])),
+    servers: Object.fromEntries(
+      Object.entries(byServer).map(([name, list]) => [
+        name,
+        {
+          MBps: stats(list.map((run) => round(run.MBps, 1))),
+          cpuMsPer50MB: stats(list.map((run) => round(run.cpuMs))),
+          rateRatioTo0: ratio(list, base, 'MBps'),
+          cpuRatioTo0: ratio(list, base, 'cpuMs'),
+        },
+      ]),
+    ),
   };
 }
 const file = writeResult('redaction', { rounds, before: before ?? null, figures });

@@ -22,9 +22,9 @@ interface Needles {
   bytes: Buffer[]; // distinct decoded values
   marks: Buffer[]; // `[REDACTED:NAME]` for each
   // What is searched for: ANCHOR_BYTES of the value, at this offset in it (then the whole value is
-  // compared). Native search of a whole value that begins like the text around it (a value
-  // starting with many x in a stream of x) degrades badly; an anchor of its most varied bytes
-  // does not, and is no slower on random tokens (bench/redaction.mjs).
+  // compared). Native search looks for the first byte of what it searches and checks from there,
+  // so a value that begins like the text around it (many x in a stream of x) makes it crawl; an
+  // anchor that starts on the value's rarest byte does not, and is no slower on random tokens.
   anchors: Buffer[];
   anchorAt: number[];
   maxLength: number;
@@ -34,15 +34,17 @@ interface Needles {
 
 const ANCHOR_BYTES = 8;
 
-// The offset of the ANCHOR_BYTES-long window of `value` with the most distinct bytes (the last
-// of equals).
+// The offset of the ANCHOR_BYTES-long window of `value` whose first byte is the rarest in the
+// value, then with the most distinct bytes (the last of equals).
 function anchorOffset(value: Buffer): number {
+  const counts = new Array<number>(256).fill(0);
+  for (const byte of value) counts[byte]!++;
   let best = 0;
-  let score = -1;
+  let score = -Infinity;
   for (let at = 0; at + ANCHOR_BYTES <= value.length; at++) {
-    const distinct = new Set(value.subarray(at, at + ANCHOR_BYTES)).size;
-    if (distinct >= score) {
-      score = distinct;
+    const here = -counts[value[at]!]! * 256 + new Set(value.subarray(at, at + ANCHOR_BYTES)).size;
+    if (here >= score) {
+      score = here;
       best = at;
     }
   }
@@ -117,6 +119,9 @@ export class StreamRedactor {
     const next = bytes.map((_, i) => occurrence(data, needles, i, 0));
     const pieces: Uint8Array[] = [];
     let p = 0;
+    // The hold point from p, recomputed only once a replacement carried p past it (it is the
+    // first such position at or after p, so it stays the same while p has not passed it).
+    let hold = final ? -1 : this.holdPoint(data, 0, needles);
     for (;;) {
       // The first full occurrence at or after p, and at that position the longest value.
       let q = -1;
@@ -130,7 +135,7 @@ export class StreamRedactor {
           best = i;
         }
       }
-      const hold = final ? -1 : this.holdPoint(data, p, needles);
+      if (hold !== -1 && hold < p) hold = this.holdPoint(data, p, needles);
       if (hold !== -1 && (q === -1 || hold <= q)) {
         this.held = Buffer.from(data.subarray(hold)); // a copy: data may be a reused read buffer
         if (hold > p) pieces.push(data.subarray(p, hold));
