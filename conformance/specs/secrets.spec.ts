@@ -94,6 +94,10 @@ requirement('secrets.output-redacted', async ({ zodex }) => {
     expect(refusal).toContain('WORKDIR_NOT_FOUND');
     expect(refusal).toContain('[REDACTED:ZODEX_AUTH_TOKEN]');
     seen.push(refusal);
+    const unknown = JSON.stringify(await z.call(`tool-${TOKEN}`, {}));
+    expect(unknown).toContain('UNKNOWN_TOOL');
+    expect(unknown).toContain('[REDACTED:ZODEX_AUTH_TOKEN]');
+    seen.push(unknown);
 
     // The Liveboard's tail of a running command, read from its zodexd's control socket.
     const running = await z.exec({ cmd: `${split(API_KEY)}; sleep 30`, workdir: '/', yield_time_ms: 1_000 });

@@ -30,7 +30,7 @@ function callControl(extra: CallExtra): CallControl {
 export function createMcpServer(runtime: ServerRuntime, conversation: Conversation): McpServer {
   const { options } = runtime;
   const server = new McpServer(serverInfo(runtime), { instructions: options.instructions, capabilities: { tools: {} } });
-  serveTools(server, toolsFor(runtime, conversation), runtime.log);
+  serveTools(server, toolsFor(runtime, conversation), runtime.log, runtime.redact);
   return server;
 }
 

@@ -68,7 +68,7 @@ export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {
   };
 }
 
-export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: (message: string) => void): void {
+export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: (message: string) => void, redact: (text: string) => string = (text) => text): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
   // The SDK's checks of a tools/call (-32602 for params it refuses) run in call-request.ts, once.
@@ -77,7 +77,7 @@ export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: 
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) {
-      return errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${quote(params.name)}; the tools are ${[...byName.keys()].join(', ')}`), log);
+      return errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${redact(quote(params.name))}; the tools are ${[...byName.keys()].join(', ')}`), log);
     }
     return tool.call(raw, extra);
   });

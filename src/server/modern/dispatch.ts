@@ -120,7 +120,8 @@ export class ModernServer {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
     // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
     if (!this.names.includes(params.name)) {
-      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
+      const named = this.runtime.redact ? this.runtime.redact(quote(params.name)) : quote(params.name);
+      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${named}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
     }
     const principal = io.principal ?? 'static';
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
