@@ -13,12 +13,16 @@
 // load moves a lot, and zodexd's own CPU time for the 50 MB (every thread, from
 // /proc/PID/task/*/schedstat), which it moves far less; each compared with the 0-secret server of
 // the same round (median of the per-round ratios).
+// Beside it, the redactor alone (dist/exec/redact.js, in this process): the same 50 MB of each
+// workload pushed through it in 4 KiB reads, as zodexd reads a terminal, min and median of the
+// rounds: the cost itself, with the least noise a shared machine allows.
 // Usage: node bench/redaction.mjs [rounds] [BEFORE_ZODEXD]  (e.g. /tmp/before/dist/cli/zodexd.js)
 // Figures to bench/results/redaction.json.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { exec, requireBuild, round, stats, stdioZodex, writeResult } from './lib.mjs';
+import path from 'node:path';
+import { exec, requireBuild, ROOT, round, stats, stdioZodex, writeResult } from './lib.mjs';
 
 requireBuild();
 const rounds = Number(process.argv[2] ?? 5);
@@ -45,6 +49,43 @@ async function server(name, secrets, script, make) {
   await exec(zodex.client, { cmd: 'true' }); // warm up: login environment captured
   return { name, zodex, firstSecret: env.BENCH_SECRET_01 };
 }
+
+// The redactor alone: ms to push 50 MB of a workload's bytes through it in 4 KiB reads.
+const { StreamRedactor } = await import(path.join(ROOT, 'dist/exec/redact.js'));
+const { SecretRegistry } = await import(path.join(ROOT, 'dist/secrets.js'));
+function bytesOf(line) {
+  const data = Buffer.alloc(MB);
+  for (let at = 0; at < MB; at += line.length) line.copy(data, at);
+  return data;
+}
+function alone(values, data) {
+  const registry = new SecretRegistry();
+  values.forEach((value, i) => registry.add(`S${i}`, value));
+  const redactor = new StreamRedactor(registry);
+  const started = process.hrtime.bigint();
+  for (let at = 0; at < data.length; at += 4096) redactor.push(data.subarray(at, at + 4096));
+  redactor.end();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+const token = hex();
+const hexValues = [token, ...Array.from({ length: 19 }, hex)];
+const xValues = Array.from({ length: 20 }, () => `${'x'.repeat(30)}${randomBytes(5).toString('hex')}`);
+const inputs = {
+  long: bytesOf(Buffer.from(`${'x'.repeat(999)}\n`)),
+  short: bytesOf(Buffer.from('y\n')),
+  hits: bytesOf(Buffer.from(`${'x'.repeat(950)} ${token}\n`)),
+};
+const aloneMs = {};
+for (let i = 0; i < rounds; i++) {
+  for (const [workload, data] of Object.entries(inputs)) {
+    for (const [name, values] of [['0 secrets', []], ['1 secret', [token]], ['20 secrets', hexValues]]) ((aloneMs[workload] ??= {})[name] ??= []).push(alone(values, data));
+  }
+  ((aloneMs.adversarial ??= {})['20 secrets sharing a 30-x start'] ??= []).push(alone(xValues, inputs.long));
+}
+const redactorAlone = Object.fromEntries(
+  Object.entries(aloneMs).map(([workload, byName]) => [workload, Object.fromEntries(Object.entries(byName).map(([name, list]) => [name, { msPer50MB: stats(list.map((v) => round(v, 1))) }]))]),
+);
+console.log(JSON.stringify(redactorAlone));
 
 const servers = [await server('0 secrets', 0), await server('1 secret', 1), await server('20 secrets', 20)];
 if (before) servers.unshift(await server('before redaction', 0, before));
@@ -108,6 +149,6 @@ for (const [workload, byServer] of Object.entries(samples)) {
     ),
   };
 }
-const file = writeResult('redaction', { rounds, before: before ?? null, figures });
+const file = writeResult('redaction', { rounds, before: before ?? null, redactorAlone, figures });
 console.log(JSON.stringify(figures, null, 2));
 console.log(`written to ${file}`);
