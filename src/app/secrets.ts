@@ -57,12 +57,13 @@ export function startSecrets(config: Pick<Config, 'authToken' | 'redactEnv'>, en
 // Erases zodex's own secret variables from this process's environment (process.env and the
 // exec-time block /proc/PID/environ shows) and turns it non-dumpable (Linux), before any child
 // exists. Throws when a secret variable is set and cannot be erased (no native addon): zodexd
-// then refuses to start rather than keep it readable.
+// (and `zodex liveboard`, which holds the token too) then refuses to start rather than keep it
+// readable.
 export function concealSecrets(env: NodeJS.ProcessEnv): void {
   try {
     concealProcess(SERVER_SECRET_ENV);
   } catch (error) {
     const present = SERVER_SECRET_ENV.filter((name) => env[name] !== undefined);
-    if (present.length > 0) throw new Error(`cannot erase ${present.join(', ')} from zodexd's environment, where every command could read it: ${(error as Error).message}`);
+    if (present.length > 0) throw new Error(`cannot erase ${present.join(', ')} from this process's environment, where every process of this user could read it: ${(error as Error).message}`);
   }
 }
