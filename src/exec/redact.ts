@@ -28,8 +28,10 @@ interface Needles {
   anchors: Buffer[];
   anchorAt: number[];
   maxLength: number;
-  // The values' prefixes as a trie: node 0 is the root, children[node] maps a byte to a node.
-  children: Map<number, number>[];
+  // The values in byte order (those that start with a given text are next to each other), and
+  // which bytes start one: the hold-back check looks only where such a byte is.
+  sorted: Buffer[];
+  starts: Uint8Array;
 }
 
 const ANCHOR_BYTES = 8;
@@ -58,7 +60,7 @@ function needlesOf(source: RedactionSource): Needles {
   const cached = compiled.get(source);
   if (cached && cached.version === source.version) return cached;
   const seen = new Set<string>();
-  const needles: Needles = { version: source.version, bytes: [], marks: [], anchors: [], anchorAt: [], maxLength: 0, children: [new Map()] };
+  const needles: Needles = { version: source.version, bytes: [], marks: [], anchors: [], anchorAt: [], maxLength: 0, sorted: [], starts: new Uint8Array(256) };
   for (const { name, value } of source.list()) {
     const decoded = stripAnsi(value);
     if (decoded === '' || seen.has(decoded)) continue;
@@ -70,16 +72,9 @@ function needlesOf(source: RedactionSource): Needles {
     needles.anchors.push(bytes.subarray(at, at + ANCHOR_BYTES));
     needles.anchorAt.push(at);
     needles.maxLength = Math.max(needles.maxLength, bytes.length);
-    let node = 0;
-    for (const byte of bytes) {
-      let next = needles.children[node]!.get(byte);
-      if (next === undefined) {
-        next = needles.children.push(new Map()) - 1;
-        needles.children[node]!.set(byte, next);
-      }
-      node = next;
-    }
+    needles.starts[bytes[0]!] = 1;
   }
+  needles.sorted = [...needles.bytes].sort(Buffer.compare);
   compiled.set(source, needles);
   return needles;
 }
@@ -156,15 +151,26 @@ export class StreamRedactor {
   }
 
   // The first position r >= p such that data[r..] is a proper prefix of some value (it may be the
-  // start of that value, whose rest has not arrived), or -1: data[r..] leads through the trie to
-  // a node that goes on. Only the last maxLength - 1 bytes can be.
+  // start of that value, whose rest has not arrived), or -1. Only the last maxLength - 1 bytes
+  // can be; the values that start with data[r..] follow the first value not below it in byte order.
   private holdPoint(data: Buffer, p: number, needles: Needles): number {
     const n = data.length;
-    const { children } = needles;
+    const { sorted, starts } = needles;
     for (let r = Math.max(p, n - needles.maxLength + 1); r < n; r++) {
-      let node: number | undefined = 0;
-      for (let k = r; k < n && node !== undefined; k++) node = children[node]!.get(data[k]!);
-      if (node !== undefined && children[node]!.size > 0) return r;
+      if (starts[data[r]!] === 0) continue;
+      const end = data.subarray(r);
+      let lo = 0;
+      let hi = sorted.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (Buffer.compare(sorted[mid]!, end) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      // sorted[lo] starts with `end` if any value does; if it is `end` itself, the next may be longer.
+      for (let j = lo; j < sorted.length && j <= lo + 1; j++) {
+        const value = sorted[j]!;
+        if (value.length > end.length && value.compare(end, 0, end.length, 0, end.length) === 0) return r;
+      }
     }
     return -1;
   }
