@@ -2,6 +2,10 @@
 // server 1 s to answer its server/discover probe). Interleaved per round with two floors from the
 // same run: `node -e 0` (spawn -> exit) and a minimal node stdio JSON-RPC echo (spawn -> answer).
 // Usage: node bench/startup.mjs [--runs 20]; figures to bench/results/startup.json.
+// With --secrets BEFORE_ZODEXD (a build from before, e.g. /tmp/before/dist/cli/zodexd.js): the
+// cost of what zodexd does with a secret in its environment (issue 26: erased from it, the process
+// made non-dumpable): Local mode with ZODEX_AUTH_TOKEN set, this build beside BEFORE_ZODEXD,
+// instead of the participants above; figures to bench/results/startup-secrets.json.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,7 +52,16 @@ requireBuild();
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-startup-'));
 const env = { ...process.env, HOME: home };
 const state = ['--state-dir', path.join(home, 'state'), '--spill-dir', path.join(home, 'spill')];
-const participants = {
+const before = process.argv.includes('--secrets') ? process.argv[process.argv.indexOf('--secrets') + 1] : undefined;
+const withToken = { ...env, ZODEX_AUTH_TOKEN: 'startup-bench-token-0123456789abcdef' };
+const secretParticipants = before && {
+  'node stdio JSON-RPC echo': () => time(['-e', ECHO], DISCOVER),
+  'zodexd, ZODEX_AUTH_TOKEN set: server/discover': () => time([ZODEXD, ...state], DISCOVER, { env: withToken }),
+  'zodexd, ZODEX_AUTH_TOKEN set: initialize': () => time([ZODEXD, ...state], INITIALIZE, { env: withToken }),
+  'before, ZODEX_AUTH_TOKEN set: server/discover': () => time([before, ...state], DISCOVER, { env: withToken }),
+  'before, ZODEX_AUTH_TOKEN set: initialize': () => time([before, ...state], INITIALIZE, { env: withToken }),
+};
+const participants = secretParticipants || {
   'node -e 0 (spawn -> exit)': () => time(['-e', '0'], undefined, { untilExit: true }),
   'node stdio JSON-RPC echo': () => time(['-e', ECHO], DISCOVER),
   'zodexd --mode sprite: server/discover': () => time([ZODEXD, '--mode', 'sprite', ...state], DISCOVER, { env }),
@@ -69,7 +82,8 @@ for (let round_ = 0; round_ < runs; round_++) {
 }
 fs.rmSync(home, { recursive: true, force: true });
 const figures = Object.fromEntries(names.map((name) => [name, summary(samples[name])]));
-const file = writeResult('startup', {
+const file = writeResult(before ? 'startup-secrets' : 'startup', {
+  ...(before ? { before } : {}),
   method: `spawn of \`node <script>\` -> first stdout line answering id 0 (ms), ${runs} rounds, participants interleaved with a rotating first; loadavg(1 min) sampled per round`,
   loadAverage1m: { min: round(Math.min(...load)), max: round(Math.max(...load)) },
   figures,

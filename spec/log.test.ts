@@ -1,6 +1,7 @@
 // The one place log lines are formatted (src/log.ts): text as before, JSON lines for a fleet;
 // never a secret, never a raw control character, a handle never whole.
 import fc from 'fast-check';
+import { SecretRegistry } from '../src/secrets.js';
 import { describe, expect, it } from 'vitest';
 import { HANDLE_PREFIX_CHARS, createLogger, escapeForText, formatLine, levelOf } from '../src/log.js';
 
@@ -26,10 +27,12 @@ describe('log lines', () => {
 
   it('never writes a secret, in either format, in the message or a field', () => {
     const secret = 'tok-0123456789abcdef';
+    const secrets = new SecretRegistry();
+    secrets.add('ZODEX_AUTH_TOKEN', secret);
     for (const format of ['text', 'json'] as const) {
-      const line = formatLine(format, `header was Bearer ${secret}`, { request: `id-${secret}`, agent: secret }, at, [secret]);
+      const line = formatLine(format, `header was Bearer ${secret}`, { request: `id-${secret}`, agent: secret }, at, (text) => secrets.redactText(text));
       expect(line).not.toContain(secret);
-      expect(line).toContain('[REDACTED]');
+      expect(line).toContain('[REDACTED:ZODEX_AUTH_TOKEN]');
     }
   });
 
@@ -54,8 +57,10 @@ describe('log lines', () => {
 
   it('writes each line whole, with its newline, to the sink', () => {
     const lines: string[] = [];
-    const log = createLogger({ format: 'json', write: (line) => lines.push(line), now: () => at, secrets: () => ['s3cr3t-value'] });
+    const secrets = new SecretRegistry();
+    secrets.add('ZODEX_AUTH_TOKEN', 's3cr3t-value');
+    const log = createLogger({ format: 'json', write: (line) => lines.push(line), now: () => at, redact: (text) => secrets.redactText(text) });
     log('one s3cr3t-value', { level: 'warn' });
-    expect(lines).toEqual(['{"time":"2026-12-04T10:00:00.000Z","level":"warn","message":"one [REDACTED]"}\n']);
+    expect(lines).toEqual(['{"time":"2026-12-04T10:00:00.000Z","level":"warn","message":"one [REDACTED:ZODEX_AUTH_TOKEN]"}\n']);
   });
 });

@@ -30,8 +30,9 @@ const REQUEST_ID_MAX_CHARS = 64;
 export interface LoggerOptions {
   format: LogFormat;
   write: (line: string) => void; // one whole line, with its '\n'
-  // Values that must never appear in a line (the HTTP token): each becomes [REDACTED].
-  secrets?: () => readonly string[];
+  // Replaces every known secret value in a text (the registry of src/secrets.ts): applied to the
+  // message and to every field a client supplied.
+  redact?: (text: string) => string;
   now?: () => Date;
 }
 
@@ -48,29 +49,25 @@ export function escapeForText(text: string): string {
   return text.replace(TEXT_CONTROLS, (char) => (char.charCodeAt(0) > 0xff ? `\\u${hex(char, 4)}` : `\\x${hex(char, 2)}`));
 }
 
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join('[REDACTED]');
-  return out;
-}
+const unchanged = (text: string) => text;
 
 export function levelOf(message: string, fields: LogFields | undefined): LogLevel {
   return fields?.level ?? (/^warning\b/i.test(message) ? 'warn' : 'info');
 }
 
 // One line in the chosen format, without its '\n'.
-export function formatLine(format: LogFormat, message: string, fields: LogFields | undefined, time: Date, secrets: readonly string[] = []): string {
-  const text = redact(message, secrets);
+export function formatLine(format: LogFormat, message: string, fields: LogFields | undefined, time: Date, redact: (text: string) => string = unchanged): string {
+  const text = redact(message);
   if (format === 'text') return `zodexd: ${escapeForText(text)}`;
   const line: Record<string, string | number> = { time: time.toISOString(), level: levelOf(message, fields), message: text };
-  if (fields?.agent !== undefined) line.agent = redact(fields.agent, secrets);
+  if (fields?.agent !== undefined) line.agent = redact(fields.agent);
   if (fields?.handle !== undefined) line.handle = fields.handle.slice(0, HANDLE_PREFIX_CHARS);
-  if (fields?.request !== undefined) line.request = typeof fields.request === 'number' ? fields.request : redact(fields.request.slice(0, REQUEST_ID_MAX_CHARS), secrets);
-  if (fields?.session !== undefined) line.session = redact(fields.session, secrets);
+  if (fields?.request !== undefined) line.request = typeof fields.request === 'number' ? fields.request : redact(fields.request.slice(0, REQUEST_ID_MAX_CHARS));
+  if (fields?.session !== undefined) line.session = redact(fields.session);
   return JSON.stringify(line).replace(JSON_LEFTOVERS, (char) => `\\u${hex(char, 4)}`);
 }
 
 export function createLogger(options: LoggerOptions): Log {
   const now = options.now ?? (() => new Date());
-  return (message, fields) => options.write(`${formatLine(options.format, message, fields, now(), options.secrets?.() ?? [])}\n`);
+  return (message, fields) => options.write(`${formatLine(options.format, message, fields, now(), options.redact)}\n`);
 }

@@ -154,3 +154,19 @@ describe('--ops-listen and --log-format (issue 24)', () => {
     expect(logFormatOf(['--log-format'], {})).toBe('text');
   });
 });
+
+describe('--redact-env', () => {
+  it('takes names and trailing-* patterns from the flag (repeatable) or ZODEX_REDACT_ENV (comma list); flags win', () => {
+    expect(config([]).redactEnv).toEqual([]);
+    expect(config(['--redact-env', 'AWS_SECRET_ACCESS_KEY', '--redact-env', 'OPENAI_*']).redactEnv).toEqual(['AWS_SECRET_ACCESS_KEY', 'OPENAI_*']);
+    expect(config([], { ZODEX_REDACT_ENV: 'A_KEY, B_*,' }).redactEnv).toEqual(['A_KEY', 'B_*']);
+    expect(config(['--redact-env', 'C'], { ZODEX_REDACT_ENV: 'A_KEY' }).redactEnv).toEqual(['C']);
+  });
+  it('refuses what is not a variable name with at most a trailing *, a bare * included', () => {
+    for (const bad of ['*', 'A*B', '1ABC', 'A-B', '*_TOKEN']) {
+      expect(refusal(['--redact-env', bad])).toBe(
+        `--redact-env ${JSON.stringify(bad)} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`,
+      );
+    }
+  });
+});

@@ -35,3 +35,13 @@ describe('zodexd over stdio, before its runtime', () => {
     expect(lines[0]).toMatchObject({ id: 7, result: { supportedVersions: ['2026-07-28'], resultType: 'complete' } });
   }, 30_000);
 });
+
+describe("zodexd's log lines", () => {
+  it('show a known secret as [REDACTED:NAME], from the first line after the flags are read', async () => {
+    const TOKEN = 'startup-log-token-0123456789abcdef';
+    const probe = `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { ...META, 'io.modelcontextprotocol/clientInfo': { name: `client-${TOKEN}`, version: '1' } } } })}\n`;
+    const { stderr } = await run(['--mode', 'sprite'], probe, { ZODEX_SPAWN_HELPER: '/nonexistent/zodex-spawn', ZODEX_AUTH_TOKEN: TOKEN });
+    expect(stderr).toContain('request from client-[REDACTED:ZODEX_AUTH_TOKEN] 1 (server/discover)');
+    expect(stderr).not.toContain(TOKEN);
+  }, 30_000);
+});

@@ -2,6 +2,7 @@
 // timeout, answers to typed input, waiting for input, and the accounting of output bytes.
 import { describe, expect, it } from 'vitest';
 import { ZodexError } from '../../src/errors.js';
+import { SecretRegistry } from '../../src/secrets.js';
 import { FakeProbe, fakeSession } from './fake-terminal.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -151,5 +152,55 @@ describe('Session with a fake terminal', () => {
     expect(sink.file.toString('utf8')).toBe(lines);
     expect(report.outputOffset).toBe(Buffer.byteLength(lines));
     session.close();
+  });
+});
+
+describe('Session with secrets to redact', () => {
+  const TOKEN = 'zodex-token-0123456789abcdef';
+  const secrets = () => {
+    const registry = new SecretRegistry();
+    registry.add('ZODEX_AUTH_TOKEN', TOKEN);
+    return registry;
+  };
+
+  it('shows a value split across reads, coloured inside, as [REDACTED:NAME] in the output, the spill file and to live observers; counts and offsets are of that stream', async () => {
+    const { session, terminal, sink } = fakeSession({ secrets: secrets(), inlineBytes: 256 });
+    const seen: Buffer[] = [];
+    session.onOutput((bytes) => seen.push(Buffer.from(bytes)));
+    terminal.print('token: zodex-tok');
+    expect(session.report().output).toBe('token: '); // the start of the value is held back
+    terminal.print('en-\x1b[31m0123456789\x1b[0mabcdef\r\n');
+    const shown = 'token: [REDACTED:ZODEX_AUTH_TOKEN]\n';
+    expect(session.report()).toMatchObject({ output: '[REDACTED:ZODEX_AUTH_TOKEN]\n', outputOffset: Buffer.byteLength(shown) });
+    const filler = `${'x'.repeat(300)}\n`;
+    terminal.print(`${filler}${TOKEN.slice(0, 5)}`);
+    terminal.print(`${TOKEN.slice(5)} end\n`);
+    terminal.exit();
+    const report = session.report();
+    const stream = `${shown}${filler}[REDACTED:ZODEX_AUTH_TOKEN] end\n`;
+    expect(sink.file.toString('utf8')).toBe(stream);
+    expect(Buffer.concat(seen).toString('utf8')).toBe(stream);
+    expect(report.spill).toMatchObject({ chars: stream.length, lines: 3 });
+    expect(report.outputOffset).toBe(Buffer.byteLength(stream));
+    session.close();
+  });
+
+  it('shows a held-back start of a value that never completed once the command ends', async () => {
+    const { session, terminal } = fakeSession({ secrets: secrets() });
+    terminal.print('prefix zodex-tok');
+    terminal.exit();
+    expect(session.report().output).toBe('prefix zodex-tok');
+  });
+
+  it('still tells the echo of typed input from an answer when the answer is held back', async () => {
+    const { session, terminal } = fakeSession({ secrets: secrets() });
+    session.write('y\r');
+    const wait = session.wait({ deadline: Date.now() + 10_000, answerSettleMs: 10 });
+    terminal.print('y\n');
+    await sleep(40);
+    terminal.print('zodex-'); // an answer, though nothing of it can be shown yet
+    expect(await timed(wait)).toBeLessThan(5_000);
+    expect(session.report().output).toBe('y\n');
+    session.kill('killed');
   });
 });

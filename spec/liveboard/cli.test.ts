@@ -78,3 +78,30 @@ describe('zodex liveboard', () => {
     expect(stdout).toMatch(/^Usage: zodex liveboard \[--listen HOST:PORT\]/);
   });
 });
+
+describe('zodex liveboard with ZODEX_AUTH_TOKEN', () => {
+  it('keeps the token out of /proc/PID/environ once read', async () => {
+    const { spawn } = await import('node:child_process');
+    const dir = scratch('env');
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../dist/cli/zodex.js'), 'liveboard', '--listen', '127.0.0.1:0', '--state-dir', path.join(dir, 'state')], {
+      env: { ...process.env, ZODEX_AUTH_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!log.includes('liveboard on')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`zodex liveboard did not start:\n${log}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const environ = fs.readFileSync(`/proc/${child.pid}/environ`, 'latin1');
+      expect(environ).toContain('PATH=');
+      expect(environ).not.toContain(TOKEN);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -8,6 +8,7 @@ import { CODE_TTL_MS, MAX_PENDING, PENDING_TTL_MS, REFRESH_TOKEN_TTL_MS, type OA
 import { hashSecret, normalizePairingCode, s256 } from '../../src/oauth/secrets.js';
 import { tokenRequest } from '../../src/oauth/token.js';
 import { endpoints } from '../../src/oauth/urls.js';
+import { SecretRegistry } from '../../src/secrets.js';
 import { OAuthStore } from '../../src/store/oauth.js';
 
 const at = endpoints('http://127.0.0.1:7391');
@@ -110,6 +111,20 @@ describe('token requests', () => {
     const code = await approved(context, clientId);
     const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), endpoints('http://localhost:7391'), context);
     expect(answer.body.error).toBe('invalid_target');
+  });
+});
+
+describe('minted tokens are secrets', () => {
+  it('each access and refresh token joins the registry as it is minted, until it expires or is spent', async () => {
+    const { context, clientId } = setup();
+    const secrets = new SecretRegistry(() => context.clock.now);
+    context.secrets = secrets;
+    const code = await approved(context, clientId);
+    const first = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    expect(secrets.redactText(`${first.access_token} ${first.refresh_token}`)).toBe('[REDACTED:OAUTH_ACCESS_TOKEN] [REDACTED:OAUTH_REFRESH_TOKEN]');
+    context.clock.now += 61_000; // the access token expired
+    const second = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }), at, context).body;
+    expect(secrets.list().map((entry) => entry.value).sort()).toEqual([second.access_token, second.refresh_token].sort());
   });
 });
 

@@ -14,6 +14,7 @@ import { makeRepos, startDaemon, type DaemonHandle, type Repos } from './helpers
 const run = promisify(execFile);
 const NOBODY = 65534; // nobody:nogroup on Debian
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const PUBLISHER = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
 
 let repos: Repos;
 let open: DaemonHandle[] = [];
@@ -51,6 +52,28 @@ async function statusAsNobody(socketPath: string): Promise<{ ok: boolean; error?
 }
 
 const root = process.getuid?.() === 0;
+
+// `zodex publisher ARGS` in a process of its own, once `ready(log)` holds (it throws when the
+// daemon exits or takes 20 s first).
+async function publisher(args: string[], env: Record<string, string>, ready: (log: string) => boolean) {
+  const daemon = spawn(process.execPath, [...PUBLISHER, ...args], { env: { ...repos.env, HOME: repos.home, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise((resolve) => daemon.on('exit', resolve));
+  const stop = async () => {
+    daemon.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = Date.now() + 20_000;
+  while (!ready(log)) {
+    if (Date.now() > deadline || daemon.exitCode !== null) {
+      await stop();
+      throw new Error(`the daemon did not get ready:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { pid: daemon.pid!, log: () => log, stop };
+}
 
 describe('peer credentials', () => {
   it('refuses a client of its own uid, saying why and how to fix it, and logs it', async () => {
@@ -97,20 +120,16 @@ describe.runIf(root)('zodex publisher --user', () => {
     fs.mkdirSync(state, { mode: 0o700 });
     fs.chownSync(state, NOBODY, NOBODY);
     const socketPath = path.join(shared, 'run', 'publisher.sock');
-    const args = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
-    const daemon = spawn(process.execPath, [...args, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
-      env: { ...repos.env, HOME: repos.home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const exited = new Promise((resolve) => daemon.on('exit', resolve));
+    // The native addon sits where nobody cannot enter, as a checkout under /root (0700) does: it
+    // must be loaded before the drop.
+    const hidden = path.join(repos.root, 'hidden');
+    fs.mkdirSync(hidden, { mode: 0o700 });
+    const addon = path.join(hidden, 'zodex_native.node');
+    fs.copyFileSync(path.join(ROOT, 'build/Release/zodex_native.node'), addon);
+    const daemon = await publisher(['--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], { ZODEX_NATIVE_ADDON: addon }, (log) =>
+      log.includes('running as nobody'),
+    );
     try {
-      const deadline = Date.now() + 20_000;
-      while (!log.includes('running as nobody')) {
-        if (Date.now() > deadline || daemon.exitCode !== null) throw new Error(`the daemon did not drop:\n${log}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
       const ids = fs.readFileSync(`/proc/${daemon.pid}/status`, 'utf8');
       expect(ids).toMatch(new RegExp(`^Uid:\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}$`, 'm'));
       expect(ids).toMatch(new RegExp(`^Gid:\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}\\s+${NOBODY}$`, 'm'));
@@ -122,11 +141,32 @@ describe.runIf(root)('zodex publisher --user', () => {
       expect(await status(socketPath)).toMatchObject({ ok: true });
       // and nobody, the daemon's own user, is refused.
       expect(await statusAsNobody(socketPath)).toMatchObject({ ok: false, error: { code: 'PEER_REFUSED' } });
+      expect(daemon.log()).not.toContain('unusable'); // the history works as nobody (SQLite's driver was loaded before the drop)
     } finally {
-      daemon.kill('SIGTERM');
-      await exited;
+      await daemon.stop();
     }
     expect(fs.existsSync(socketPath)).toBe(false); // removed by the dropped daemon, its owner
+  }, 40_000);
+
+  it('refuses to start, naming the folder, when the named user cannot use --state-dir', async () => {
+    const token = path.join(repos.root, 'token');
+    fs.writeFileSync(token, 'ghp_TESTtoken0123456789abcdefSECRET\n', { mode: 0o600 });
+    const state = path.join(repos.root, 'roots-state'); // root's, 0700: nobody cannot enter it
+    fs.mkdirSync(state, { mode: 0o700 });
+    const socketPath = path.join(shared, 'run', 'publisher.sock');
+    const daemon = spawn(process.execPath, [...PUBLISHER, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
+      env: { ...repos.env, HOME: repos.home },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const stop = setTimeout(() => daemon.kill('SIGKILL'), 15_000); // a daemon that started is a failure
+    const code = await new Promise((resolve) => daemon.on('exit', resolve));
+    clearTimeout(stop);
+    expect(code).toBe(1);
+    expect(log).toContain(`BAD_CONFIG: --state-dir ${state} cannot be used by nobody (EACCES)`);
+    expect(log).not.toContain('running as nobody');
+    expect(fs.existsSync(socketPath)).toBe(false);
   }, 40_000);
 
   it('refuses --user without --socket and --state-dir', async () => {
@@ -134,4 +174,20 @@ describe.runIf(root)('zodex publisher --user', () => {
     expect(() => parsePublisherArgs(['--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
     expect(() => parsePublisherArgs(['--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
   });
+});
+
+describe('zodex publisher with the token in its environment', () => {
+  it('keeps it out of /proc/PID/environ once read', async () => {
+    const TOKEN = 'ghp_ENVIRONtoken0123456789abcdefSECRET';
+    const socketPath = path.join(shared, 'env-run', 'publisher.sock');
+    const daemon = await publisher(['--mode', 'read-only', '--socket', socketPath, '--state-dir', path.join(shared, 'env-state')], { ZODEX_PUBLISHER_TOKEN: TOKEN }, () => fs.existsSync(socketPath));
+    try {
+      const environ = fs.readFileSync(`/proc/${daemon.pid}/environ`, 'latin1');
+      expect(environ).toContain('HOME=');
+      expect(environ).not.toContain(TOKEN);
+      expect(environ).not.toContain('ZODEX_PUBLISHER_TOKEN');
+    } finally {
+      await daemon.stop();
+    }
+  }, 40_000);
 });

@@ -4,6 +4,7 @@
 
 import type { EngineOptions } from '../exec/engine.js';
 import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
+import type { RedactionSource } from '../exec/redact.js';
 import type { SpillOptions, SpillStore } from '../exec/spill.js';
 import { isLoopbackHost } from '../net/address.js';
 import { guardPolicy, type GuardPolicy } from '../net/guard.js';
@@ -35,7 +36,7 @@ export function environmentPolicy(config: Config): EnvironmentPolicy {
 
 export function engineOptions(
   config: Config,
-  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void },
+  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void; secrets?: RedactionSource },
 ): EngineOptions {
   return {
     ...built,
@@ -78,7 +79,7 @@ export function mcpGuardPolicy(config: Config): GuardPolicy {
 }
 
 // --oauth: the authorization server's options (the static token keeps working beside it).
-export function oauthOptions(config: Config, built: { store: OAuthStore; log: (message: string) => void }): OAuthOptions {
+export function oauthOptions(config: Config, built: Pick<OAuthOptions, 'store' | 'log' | 'secrets'>): OAuthOptions {
   return {
     ...built,
     publicOrigin: config.oauth.publicOrigin,

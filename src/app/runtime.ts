@@ -13,15 +13,19 @@ import { startControlServer, type ControlServer } from '../liveboard/control.js'
 import type { Liveboard } from '../liveboard/server.js';
 import { TailRings } from '../liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
+import type { SecretRegistry } from '../secrets.js';
 import { openStore } from '../store/index.js';
 import { NO_OBSERVER, type Observer } from '../observe.js';
 import type { Log } from '../log.js';
 import type { Config } from './config/defaults.js';
 import { engineOptions, environmentPolicy, serverOptions, spillOptions } from './options.js';
+import { addEnvironmentSecrets, unmatchedRedactNames } from './secrets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export interface Runtime extends ServerRuntime {
+  // The values no output, result, record or log line shows (grown by OAuth as it mints tokens).
+  secrets: SecretRegistry;
   spill: SpillStore;
   shell: Promise<ShellSetup>;
   // The control socket (<stateDir>/run/<serverId>.sock): Liveboards tail, type into and kill
@@ -40,8 +44,9 @@ export function spawnHelperPath(): string {
   return process.env.ZODEX_SPAWN_HELPER ?? path.resolve(here, '../../build/Release/zodex-spawn');
 }
 
-// observer: hears tool calls and commands (--ops-listen's metrics); none: nobody does.
-export function createRuntime(config: Config, log: Log, observer: Observer = NO_OBSERVER): Runtime {
+// secrets: the values no output, result, history row or log line shows. observer: hears tool
+// calls and commands (--ops-listen's metrics); none: nobody does.
+export function createRuntime(config: Config, log: Log, secrets: SecretRegistry, observer: Observer = NO_OBSERVER): Runtime {
   const spawnHelper = spawnHelperPath();
   try {
     fs.accessSync(spawnHelper, fs.constants.X_OK);
@@ -50,14 +55,22 @@ export function createRuntime(config: Config, log: Log, observer: Observer = NO_
   }
   const shellPath = pickShell(config.mode);
   const policy = environmentPolicy(config);
-  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log }) : undefined;
+  // The login shell's environment may hold more secrets (an rc file exporting a token): they are
+  // known before any command starts, since every command waits for the captured environment.
+  const onCapture = (env: Readonly<Record<string, string>>) => {
+    for (const warning of addEnvironmentSecrets(secrets, config.redactEnv, env, "the login shell's environment")) log(warning);
+    for (const name of unmatchedRedactNames(config.redactEnv, [process.env, env])) log(`--redact-env ${name}: no such variable in zodexd's or the login shell's environment`);
+  };
+  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, onCapture }) : undefined;
+  if (!capture) for (const name of unmatchedRedactNames(config.redactEnv, [process.env])) log(`--redact-env ${name}: no such variable in zodexd's environment`);
   const shell = capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy));
   const spill = new SpillStore(spillOptions(config));
   spill.startCleanup(log);
-  const store = openStore({ stateDir: config.stateDir, warn: log });
+  const redact = (text: string) => secrets.redactText(text);
+  const store = openStore({ stateDir: config.stateDir, warn: log, redact });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
   const tails = new TailRings();
-  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log }), {
+  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log, secrets }), {
     onSessionStart: (session) => {
       observer.commandStarted();
       tails.track(session);
@@ -81,6 +94,8 @@ export function createRuntime(config: Config, log: Log, observer: Observer = NO_
   const killCommands = () => (killing ??= engine.shutdown());
   return {
     options: serverOptions(config),
+    secrets,
+    redact,
     engine,
     spill,
     shell,

@@ -4,6 +4,7 @@
 // signals. HTTP and OAuth load only for HTTP; the ops feature only with --ops-listen.
 
 import type { Log } from '../log.js';
+import type { SecretRegistry } from '../secrets.js';
 import type { Serving } from '../transport/serving.js';
 import type { StdioFront } from '../transport/stdio-front.js';
 import { serveStdio } from '../transport/stdio.js';
@@ -16,14 +17,15 @@ import { openOps, type OpsWiring } from './ops.js';
 import { createRuntime, type Runtime } from './runtime.js';
 
 export interface Started {
-  log: Log;
+  log: Log; // redacts known secret values itself
+  secrets: SecretRegistry;
   front?: StdioFront; // stdio: stdin as read since the process began
   seenClients: Set<string>; // modern-era clients already logged (by the front)
 }
 
 export async function start(config: Config, started: Started): Promise<void> {
   const ops = await openOps(config, started.log);
-  const runtime = await createRuntime(config, started.log, ops?.observer);
+  const runtime = await createRuntime(config, started.log, started.secrets, ops?.observer);
   try {
     // A Liveboard or ops listener that cannot listen is fatal (it was asked for), as is an MCP
     // listener that cannot.
@@ -45,7 +47,7 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../store/oauth.js'), import('../transport/http.js')]);
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
-    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
+    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log, secrets: runtime.secrets })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
     ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
     onStopSignals(

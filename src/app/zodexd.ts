@@ -2,26 +2,30 @@
 // answers server/discover at once -> import() of the rest (serve.ts: runtime, transport, stop
 // signals). Only what parsing and the front need is loaded before the first answer. Usage errors
 // print one line to stderr and exit 2, with nothing on stdout; any other failure to start exits 1
-// and leaves nothing behind.
+// and leaves nothing behind. Once the Config is known, so are the secret values (app/secrets.ts):
+// from then on no log line shows one.
 
+import type { SecretRegistry } from '../secrets.js';
 import { holdStdio } from '../transport/stdio-front.js';
 import { UsageError } from './config/errors.js';
 import { logFormatOf, parseCli } from './config/parse.js';
 import { createLogger, type Log } from '../log.js';
 import { USAGE } from './config/usage.js';
 import { serverOptions } from './options.js';
+import { concealSecrets, startSecrets } from './secrets.js';
 import { terminalHint } from './terminal-hint.js';
 import { VERSION } from './version.js';
 
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-// The token, once read, is never written on a line (a safety net: nothing logs it on purpose).
-const secrets: string[] = [];
-let log: Log = createLogger({ format: 'text', write: (line) => process.stderr.write(line) });
+// The values no log line may show; filled once the Config is known.
+let secrets: SecretRegistry | undefined;
+const redact = (text: string) => (secrets ? secrets.redactText(text) : text);
+let log: Log = createLogger({ format: 'text', write: (line) => process.stderr.write(line), redact });
 
 async function main(argv: string[]): Promise<void> {
-  log = createLogger({ format: logFormatOf(argv), write: (line) => process.stderr.write(line), secrets: () => secrets });
+  log = createLogger({ format: logFormatOf(argv), write: (line) => process.stderr.write(line), redact });
   let request;
   try {
     request = parseCli(argv);
@@ -35,16 +39,19 @@ async function main(argv: string[]): Promise<void> {
   if (request.kind === 'help') return void process.stdout.write(USAGE);
   if (request.kind === 'version') return void process.stdout.write(`zodexd ${VERSION}\n`);
   const { config } = request;
-  if (config.authToken !== undefined) secrets.push(config.authToken);
-  for (const notice of config.notices) log(notice);
+  const known = startSecrets(config, process.env);
+  secrets = known.secrets;
+  for (const notice of [...config.notices, ...known.warnings]) log(notice);
   const seenClients = new Set<string>();
   let front;
   if (config.transport === 'stdio') {
     if (process.stdin.isTTY) for (const line of terminalHint()) log(line);
     front = holdStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, discover: serverOptions(config), seenClients, log });
   }
+  // After the front (server/discover is answered meanwhile), before anything is started.
+  concealSecrets(process.env);
   const { start } = await import('./serve.js');
-  await start(config, { log, seenClients, ...(front ? { front } : {}) });
+  await start(config, { log, secrets: known.secrets, seenClients, ...(front ? { front } : {}) });
 }
 
 export function runZodexd(argv: string[]): void {

@@ -15,6 +15,7 @@ import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output.js';
 import { openLaunchers, type Launchers } from './launcher.js';
 import type { PtyProcess } from './pty.js';
+import type { RedactionSource } from './redact.js';
 import { Session, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './spill.js';
 
@@ -34,6 +35,8 @@ export interface EngineOptions {
   log?: (message: string) => void;
   // false: never make a cgroup (the /proc sweep alone); default true
   cgroups?: boolean;
+  // Values no output may show (redact.ts): replaced by [REDACTED:NAME] in every session's stream.
+  secrets?: RedactionSource;
 }
 
 export interface StartRequest {
@@ -135,6 +138,7 @@ export class ExecEngine {
         openSpill: () => this.options.spill.create(),
         cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
         inputProbe: createInputProbe(pty.pid),
+        secrets: this.options.secrets,
       },
       pty,
     );

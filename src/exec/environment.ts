@@ -70,6 +70,9 @@ export interface CaptureOptions {
   // How long a shell past timeoutMs may go on before it is sent SIGTERM (see below).
   graceMs?: number;
   log?: (message: string) => void;
+  // Called with the login shell's environment as it printed it (before the policy), before
+  // `setup` resolves: for the caller's own use of it (the secret values it holds).
+  onCapture?: (env: Readonly<Record<string, string>>) => void;
 }
 
 export interface LoginCapture {
@@ -138,7 +141,8 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       if (bytes > MAX_CAPTURE_BYTES) return fallback(`the login shell printed more than ${MAX_CAPTURE_BYTES} bytes`);
       const captured = parseCapture(shell, Buffer.concat(chunks).toString('utf8'), policy);
       if (!captured) return fallback('no usable environment in the login shell output');
-      settle(captured);
+      options.onCapture?.(captured.printed);
+      settle(captured.setup);
     });
     // A shell past its timeout must not keep zodexd alive.
     child.unref();
@@ -147,8 +151,9 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
   return { setup, stop: end };
 }
 
-// The environment after the marker, or undefined when there is none or it has no PATH.
-function parseCapture(shell: string, text: string, policy: EnvironmentPolicy): ShellSetup | undefined {
+// The environment after the marker (as printed, and as commands get it), or undefined when there
+// is none or it has no PATH.
+function parseCapture(shell: string, text: string, policy: EnvironmentPolicy): { setup: ShellSetup; printed: Record<string, string> } | undefined {
   const at = text.indexOf(`\0${MARK}\0`);
   if (at === -1) return undefined;
   const env: Record<string, string> = {};
@@ -157,8 +162,9 @@ function parseCapture(shell: string, text: string, policy: EnvironmentPolicy): S
     if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
   }
   if (!env.PATH) return undefined;
+  const printed = { ...env };
   for (const key of ['SHLVL', '_', 'OLDPWD', 'PWD']) delete env[key];
-  return { shell, env: commandEnv(env, policy), source: `${shell} -l` };
+  return { setup: { shell, env: commandEnv(env, policy), source: `${shell} -l` }, printed };
 }
 
 export function serverEnvironment(shell: string, policy: EnvironmentPolicy): ShellSetup {

@@ -148,6 +148,8 @@ let syscallsReadable: boolean | undefined;
 export function createInputProbe(leader: number): InputProbe | undefined {
   const table = SYSCALLS[process.arch];
   if (process.platform !== 'linux' || !table) return undefined;
-  syscallsReadable ??= readText('/proc/self/syscall') !== undefined; // no CONFIG_HAVE_ARCH_TRACEHOOK: false
+  // Whether the file exists (no CONFIG_HAVE_ARCH_TRACEHOOK: it does not), not whether zodexd can
+  // read its own: a non-dumpable zodexd (app/secrets.ts) cannot, while its commands' stay readable.
+  syscallsReadable ??= fs.existsSync('/proc/self/syscall');
   return syscallsReadable ? new LinuxInputProbe(leader, table) : undefined;
 }

@@ -1,5 +1,6 @@
 // A session: one running command, its output buffer, its deadline and how it ended.
-// Flow: PTY bytes -> AnsiStripper -> OutputBuffer; the PTY's exit, the timeout or a kill ends
+// Flow: PTY bytes -> AnsiStripper -> StreamRedactor (known secrets become [REDACTED:NAME]) ->
+// OutputBuffer and live observers (Liveboard); the PTY's exit, the timeout or a kill ends
 // it (the termination reason is set once, by whoever ends it first); waits end early when it
 // answers typed input or waits for input (inputwait.ts); report() takes a view, rewind() makes
 // the next one deliver again from a stream offset.
@@ -8,6 +9,7 @@ import { AnsiStripper } from './ansi.js';
 import type { InputProbe } from './inputwait.js';
 import { killProcessTree } from './kill.js';
 import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
+import { StreamRedactor, type RedactionSource } from './redact.js';
 import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
 import type { Terminal } from './terminal.js';
 
@@ -75,6 +77,8 @@ export interface SessionInit {
   // Tells whether the command waits for terminal input (Linux: inputwait.ts); undefined where
   // that cannot be told.
   inputProbe: InputProbe | undefined;
+  // Values never shown: replaced in the output before anything keeps or sees it.
+  secrets?: RedactionSource | undefined;
 }
 
 export class Session {
@@ -89,6 +93,7 @@ export class Session {
   readonly startedAt = Date.now();
   private readonly output: OutputBuffer;
   private readonly stripper = new AnsiStripper();
+  private readonly redactor: StreamRedactor | undefined;
   private reason: TerminationReason | undefined;
   private ended: SessionEnd | undefined;
   private endReported = false;
@@ -118,9 +123,11 @@ export class Session {
     this.output = new OutputBuffer(init.limits, init.openSpill);
     this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
     this.inputProbe = init.inputProbe;
+    this.redactor = init.secrets && new StreamRedactor(init.secrets);
     pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
     pty.onExit((exit) => {
       this.receive(this.stripper.end());
+      if (this.redactor) this.show(this.redactor.end());
       this.finish(exit.exitCode, exit.signal, exit.complete);
     });
   }
@@ -149,12 +156,20 @@ export class Session {
     return () => this.dataListeners.delete(listener);
   }
 
+  // Clean bytes: activity and answers are told from them as the command wrote them; what is shown
+  // is what the redactor lets through (it may hold back the start of a secret until it can tell).
   private receive(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     this.lastActivityAt = Date.now();
+    const answered = this.skipEcho(bytes) < bytes.length;
+    this.show(this.redactor ? this.redactor.push(bytes) : bytes);
+    if (answered) for (const listener of this.answerListeners) listener();
+  }
+
+  private show(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
-    if (this.skipEcho(bytes) < bytes.length) for (const listener of this.answerListeners) listener();
   }
 
   // How many leading bytes of `bytes` are the terminal echoing typed input back.

@@ -39,8 +39,15 @@ export interface IssuedCode {
   used: boolean; // kept until it expires, so that a replay is recognised (and revokes the grant)
 }
 
+// Where minted tokens are registered as secrets (src/secrets.ts's SecretRegistry).
+export interface MintedSecrets {
+  add(name: string, value: string, expiresAt?: number): void;
+  delete(value: string): void;
+}
+
 export interface OAuthContext {
   store: OAuthStore;
+  secrets?: MintedSecrets | undefined;
   clients: ClientLookup;
   now: () => number;
   log: (message: string) => void;

@@ -11,7 +11,7 @@ import type { OAuthStore } from '../store/oauth.js';
 import { authorize, decide } from './authorize.js';
 import { BearerCheck, type BearerVerdict } from './bearer.js';
 import { ClientError, registerClient } from './clients.js';
-import { PENDING_TTL_MS, type OAuthContext } from './context.js';
+import { PENDING_TTL_MS, type MintedSecrets, type OAuthContext } from './context.js';
 import { hashSecret, newPairingCode, normalizePairingCode } from './secrets.js';
 import { APPROVAL_CSRF_HEADER, renderApprovalPage, renderErrorPage } from './page.js';
 import { tokenRequest } from './token.js';
@@ -41,6 +41,9 @@ export interface OAuthOptions {
   log: (message: string) => void;
   now?: () => number;
   fetch?: typeof fetch;
+  // Every token minted is added here (and a refresh token spent is removed), so that no output
+  // shows it, also of a command that started before it was minted.
+  secrets?: MintedSecrets;
 }
 
 export interface OAuth {
@@ -70,6 +73,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
     now,
     log: options.log,
     accessTokenTtlMs: options.accessTokenTtlMs,
+    secrets: options.secrets,
     pending: new Map(),
     codes: new Map(),
   };

@@ -23,6 +23,8 @@ function issue(grantId: string, scope: string, context: OAuthContext): TokenAnsw
     context.store.addToken(hashSecret(refreshToken), grantId, 'refresh', now + REFRESH_TOKEN_TTL_MS);
     context.store.touchGrant(grantId, now);
   })();
+  context.secrets?.add('OAUTH_ACCESS_TOKEN', accessToken, now + context.accessTokenTtlMs);
+  context.secrets?.add('OAUTH_REFRESH_TOKEN', refreshToken, now + REFRESH_TOKEN_TTL_MS);
   return {
     status: 200,
     body: { access_token: accessToken, token_type: 'Bearer', expires_in: Math.max(1, Math.floor(context.accessTokenTtlMs / 1000)), refresh_token: refreshToken, scope },
@@ -69,10 +71,12 @@ function refresh(form: URLSearchParams, at: Endpoints, context: OAuthContext): T
   if (resource !== null && resource !== row.grant.resource) return refuse('invalid_target', `resource must be ${row.grant.resource}`);
   if (row.grant.resource !== at.resource) return refuse('invalid_target', `the grant is for ${row.grant.resource}, not ${at.resource}`);
   if (row.rotatedAt !== null || !context.store.rotateRefreshToken(hash, now)) {
+    context.secrets?.delete(token);
     context.store.revokeGrant(row.grantId, 'refresh token reused', now);
     context.log(`oauth: a used refresh token of grant ${row.grantId} was presented again; the grant is revoked`);
     return refuse('invalid_grant', 'the refresh token was already used; its grant is revoked, authorize again');
   }
+  context.secrets?.delete(token); // spent: presenting it again only revokes its grant
   return issue(row.grantId, row.grant.scope, context);
 }
 

@@ -2,7 +2,8 @@
 // tool call; its zodex_context memory (Local mode); and the recording of every invocation in
 // the store. Flow per call: invoke() -> start record -> tool body -> finish record -> result,
 // with the context the seed asks for added once, after the original result (unrecorded(): the
-// same without the record, for a call that is no invocation).
+// same without the record, for a call that is no invocation). Every text of a result (output,
+// error texts quoting inputs, context files) has each known secret value replaced on the way out.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConversationContext } from '../context/index.js';
@@ -43,8 +44,17 @@ export class Conversation {
     return this.env;
   }
 
-  // Runs one tool call, records it, and shapes its MCP result.
+  // Runs one tool call, records it, and shapes its MCP result, redacted.
   async invoke(info: InvocationInfo, body: () => Promise<Outcome>): Promise<CallToolResult> {
+    return this.redacted(await this.run(info, body));
+  }
+
+  private redacted(result: CallToolResult): CallToolResult {
+    const { redact } = this.runtime;
+    return redact ? redactStrings(result, redact) : result;
+  }
+
+  private async run(info: InvocationInfo, body: () => Promise<Outcome>): Promise<CallToolResult> {
     const { store, log } = this.runtime;
     const record = store.startInvocation({ agentId: this.agentId, tool: info.tool, workdir: info.workdir, summary: info.summary });
     let outcome: Outcome;
@@ -85,9 +95,9 @@ export class Conversation {
     try {
       outcome = await body();
     } catch (error) {
-      return errorResult(error, this.runtime.log);
+      return this.redacted(errorResult(error, this.runtime.log));
     }
-    return this.withContext(textResult(outcome), { succeeded: !outcome.isError, workdir: undefined });
+    return this.redacted(this.withContext(textResult(outcome), { succeeded: !outcome.isError, workdir: undefined }));
   }
 
   // Appends the conversation's pending zodex_context, if any, to a text result.
@@ -102,6 +112,16 @@ export class Conversation {
     this.runtime.engine.closeOwner(this.id);
     if (this.agent !== undefined) this.runtime.store.endAgent(this.agent);
   }
+}
+
+// `value` with `redact` applied to every string inside it (plain JSON data: a tool result).
+function redactStrings<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactStrings(item, redact)) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = redactStrings(item, redact);
+  return out as T;
 }
 
 function textResult(outcome: Extract<Outcome, { kind: 'text' }>): CallToolResult {

@@ -32,4 +32,6 @@ export interface ServerRuntime {
   log: Log;
   // Hears each tool call (--ops-listen's metrics); absent: nobody does.
   observer?: Observer;
+  // Replaces every known secret value in a text (src/secrets.ts); applied to every tool result.
+  redact?(text: string): string;
 }

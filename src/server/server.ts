@@ -31,7 +31,7 @@ function callControl(extra: CallExtra): CallControl {
 export function createMcpServer(runtime: ServerRuntime, conversation: Conversation): McpServer {
   const { options } = runtime;
   const server = new McpServer(serverInfo(runtime), { instructions: options.instructions, capabilities: { tools: {} } });
-  serveTools(server, toolsFor(runtime, conversation), runtime.log, runtime.observer);
+  serveTools(server, toolsFor(runtime, conversation), runtime.log, runtime.observer, runtime.redact);
   return server;
 }
 

@@ -96,7 +96,13 @@ export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {
   return { definition, call: (raw, extra) => observed(setup.observer, tool.name, extra.signal, () => run(raw, extra)) };
 }
 
-export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: (message: string) => void, observer?: Observer): void {
+export function serveTools(
+  server: McpServer,
+  tools: readonly ToolEntry[],
+  log: (message: string) => void,
+  observer?: Observer,
+  redact: (text: string) => string = (text) => text,
+): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
   // The SDK's checks of a tools/call (-32602 for params it refuses) run in call-request.ts, once.
@@ -105,7 +111,7 @@ export function serveTools(server: McpServer, tools: readonly ToolEntry[], log: 
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) {
-      const refused = errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${quote(params.name)}; the tools are ${[...byName.keys()].join(', ')}`), log);
+      const refused = errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${redact(quote(params.name))}; the tools are ${[...byName.keys()].join(', ')}`), log);
       return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, async () => refused) : refused;
     }
     return tool.call(raw, extra);

@@ -18,6 +18,13 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 const STATE_DIR_MODE = 0o700; // the database holds commands: keep it to the user
 const DATABASE_FILE_MODE = 0o600;
 
+// Loads SQLite's native driver now (better-sqlite3 loads it at the first open and keeps it): for a
+// process about to lose the right to read it (`zodex publisher --user` from a checkout its user
+// cannot enter).
+export function loadDatabaseDriver(): void {
+  new Database(':memory:').close();
+}
+
 export function databasePath(stateDir: string): string {
   return path.join(stateDir, DATABASE_FILE_NAME);
 }

@@ -10,7 +10,7 @@ import type { Store } from './types.js';
 export type * from './types.js';
 export type { OpenStoreOptions } from './safe.js';
 export { StoreError, describeStoreFailure } from './errors.js';
-export { databasePath } from './database.js';
+export { databasePath, loadDatabaseDriver } from './database.js';
 export { MIGRATIONS, SCHEMA_VERSION, migrate } from './schema.js';
 export { AGENT_ID_ALPHABET, ALIAS_MAX_CHARS, isAgentId, normalizeAlias } from './identity.js';
 export { SERVER_STALE_AFTER_MS } from './liveness.js';

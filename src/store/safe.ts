@@ -2,6 +2,7 @@
 // database failure warns once and turns the store into a no-op), the write-behind queue
 // (record-only writes batched off the caller's path) and the memory mirror of this process's
 // agents (ids and aliases survive a failed database). Only validation errors reach the caller.
+// Every text a row takes from a call (command, workdir, summaries, alias) passes `redact` first.
 
 import { openDatabase, databasePath } from './database.js';
 import { DegradeGuard } from './degrade.js';
@@ -38,6 +39,8 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   heartbeatIntervalMs?: number;
   staleAfterMs?: number;
+  // Replaces known secret values in every text written (src/secrets.ts); none by default.
+  redact?: (text: string) => string;
 }
 
 export class SafeStore implements Store {
@@ -51,8 +54,10 @@ export class SafeStore implements Store {
   private readonly now: () => number;
   private readonly presetServerId: string | undefined;
   private readonly heartbeatIntervalMs: number;
+  private readonly redact: (text: string) => string;
 
   constructor(options: OpenStoreOptions) {
+    this.redact = options.redact ?? ((text) => text);
     this.databasePath = databasePath(options.stateDir);
     this.now = options.now ?? Date.now;
     this.presetServerId = options.serverId;
@@ -119,7 +124,8 @@ export class SafeStore implements Store {
     );
   }
 
-  setAlias(agentId: string, alias: string, by: AliasSetter): void {
+  setAlias(agentId: string, given: string, by: AliasSetter): void {
+    const alias = this.redact(given);
     const value = normalizeAlias(alias); // ALIAS_TOO_LONG even when degraded
     const at = this.now();
     // Degraded, an unknown agent cannot be told from another process's: accepted.
@@ -160,15 +166,16 @@ export class SafeStore implements Store {
   }
 
   startInvocation(row: InvocationStart): number {
-    return this.queue.startInvocation(row);
+    return this.queue.startInvocation({ ...row, summary: this.redact(row.summary), ...(row.workdir !== undefined ? { workdir: this.redact(row.workdir) } : {}) });
   }
 
   finishInvocation(id: number, row: InvocationFinish): void {
-    this.queue.finishInvocation(id, row);
+    this.queue.finishInvocation(id, { ...row, resultSummary: this.redact(row.resultSummary), ...(row.outputFile !== undefined ? { outputFile: this.redact(row.outputFile) } : {}) });
   }
 
   sessionStarted(row: SessionStart): void {
-    this.queue.defer((backend) => backend.sessionStarted(row));
+    const redacted = { ...row, cmd: this.redact(row.cmd), cwd: this.redact(row.cwd) };
+    this.queue.defer((backend) => backend.sessionStarted(redacted));
   }
 
   sessionEnded(sessionId: string, row: SessionEnd): void {
@@ -183,7 +190,8 @@ export class SafeStore implements Store {
   }
 
   operatorAction(row: OperatorActionInput): void {
-    this.queue.defer((backend) => backend.operatorAction(row));
+    const redacted = row.detail === undefined ? row : { ...row, detail: this.redact(row.detail) };
+    this.queue.defer((backend) => backend.operatorAction(redacted));
   }
 
   recordPublication(row: PublicationInput): void {

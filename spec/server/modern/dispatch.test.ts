@@ -42,6 +42,14 @@ describe('ModernServer', () => {
     modern.close();
   });
 
+  it('shows a known secret in an unknown tool name as [REDACTED:NAME]', async () => {
+    const { ask, modern, fake } = server('sprite');
+    Object.assign(fake.runtime, { redact: (text: string) => text.split('secret-tool-token-0123').join('[REDACTED:ZODEX_AUTH_TOKEN]') });
+    const unknown = await ask('tools/call', { name: 'x-secret-tool-token-0123', arguments: {} });
+    expect(unknown.error?.message).toMatch(/^UNKNOWN_TOOL: no tool is named "x-\[REDACTED:ZODEX_AUTH_TOKEN\]";/);
+    modern.close();
+  });
+
   it('resolves one Agent ID per conversation id in _meta, and one for the fallback', async () => {
     const { ask, modern } = server();
     const agentOf = async (meta: Record<string, unknown>) => (await ask('tools/call', { name: 'set_agent_alias', arguments: { alias: 'x' } }, meta)).result!.structuredContent.agent_id;

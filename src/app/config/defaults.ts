@@ -62,6 +62,8 @@ export interface Config {
   stateDir: string;
   context: ContextOptions;
   writeMode: WriteMode | undefined;
+  // --redact-env: variables (NAME, or PREFIX*) whose values no output, history or log shows.
+  redactEnv: string[];
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.
   liveboard: ListenAddress | undefined;
   // /healthz, /readyz and /metrics on their own listener (--ops-listen HOST:PORT); off when undefined.

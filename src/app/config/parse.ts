@@ -62,6 +62,7 @@ const options = {
   'body-timeout-ms': { type: 'string' },
   'state-dir': { type: 'string' },
   'write-mode': { type: 'string' },
+  'redact-env': { type: 'string', multiple: true },
   liveboard: { type: 'string' },
   'ops-listen': { type: 'string' },
   'log-format': { type: 'string' },
@@ -70,6 +71,10 @@ const options = {
   ...CONTEXT_FLAG_OPTIONS,
   ...OAUTH_FLAG_OPTIONS,
 } satisfies ParseArgsConfig['options'];
+
+// A --redact-env name: a variable name, or its start and a *. A bare * (every variable, PATH and
+// HOME included) would leave nothing readable, so it is no pattern.
+const REDACT_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*\*?$/;
 
 export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
 
@@ -176,6 +181,12 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const writeModeValue = flags['write-mode'] ?? (env.ZODEX_WRITE_MODE || undefined);
+  const redactEnv = (flags['redact-env'] ?? (env.ZODEX_REDACT_ENV ?? '').split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of redactEnv) {
+    if (!REDACT_ENV_NAME.test(name)) {
+      throw new UsageError(`--redact-env ${JSON.stringify(name.slice(0, 80))} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`);
+    }
+  }
   const config: Config = {
     transport,
     listen,
@@ -206,6 +217,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     stateDir,
     context,
     writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
+    redactEnv,
     liveboard,
     opsListen,
     logFormat: oneOf('--log-format', flags['log-format'] ?? (env.ZODEX_LOG_FORMAT || 'text'), LOG_FORMATS),

@@ -49,6 +49,9 @@ Output:
   --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)   [env ZODEX_SPILL_DIR]
   --spill-cap-bytes N         bytes kept per spill file (default ${defaults.DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${defaults.DEFAULT_SPILL_MAX_AGE_MS})
+  --redact-env NAME           show the value of variable NAME (of zodexd's or the login shell's
+                              environment) as [REDACTED:NAME] in output, history and logs; NAME may
+                              end in *; repeatable. zodex's own tokens always are  [env ZODEX_REDACT_ENV, comma list]
 
 Liveboard (the operator's web page: agents, timelines, live sessions):
   --liveboard HOST:PORT       serve it at http://HOST:PORT/, on its own listener (default off;

@@ -5,6 +5,7 @@
 
 import { setting, UsageError } from '../../app/config/errors.js';
 import { loadToken, resolveStateDir } from '../../app/config/sources.js';
+import { concealSecrets } from '../../app/secrets.js';
 import { onStopSignals } from '../../app/lifecycle.js';
 import { liveboardBindProblem, parseAllowHost, parseListen, type ListenAddress } from '../../net/address.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
@@ -63,6 +64,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const { settings } = request;
+  // The token is read: out of the environment a same-user process could read in /proc.
+  try {
+    concealSecrets(io.env);
+  } catch (error) {
+    log((error as Error).message);
+    return EXIT_FAILURE;
+  }
   // Loaded here, not at the top: `zodex liveboard --help` needs neither SQLite nor the server.
   const [{ openStore }, { startLiveboard }] = await Promise.all([import('../../store/index.js'), import('../../liveboard/server.js')]);
   // Creates the database if no zodexd has yet; a failing one is one warning, shown on the page too.

@@ -4,6 +4,7 @@
 // out of the environment here) -> startPublisherDaemon (socket opened, handed to --user) ->
 // dropPrivileges (--user) -> open the history -> wait for a signal -> close.
 
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -12,10 +13,12 @@ import { dropPrivileges, lookupGroup, lookupUser, type Account } from '../../pub
 import { startPublisherDaemon } from '../../publisher/daemon.js';
 import { PublisherError } from '../../publisher/errors.js';
 import type { PublicationLog } from '../../publisher/history.js';
-import { defaultPublisherSocket, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
 import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
-import { openStore } from '../../store/index.js';
+import { concealProcess, loadNativeAddon } from '../../native.js';
+import { loadDatabaseDriver, openStore } from '../../store/index.js';
+import { mkdirpSync } from '../../fsutil.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
 import { onStopSignals } from '../../app/lifecycle.js';
@@ -150,16 +153,55 @@ function storePublicationLog(stateDir: string, warn: (message: string) => void):
   return { record: (row) => store.recordPublication(row), close: () => store.close() };
 }
 
+// --user: what the daemon would otherwise load after the drop from the folder zodex is installed
+// in, which NAME may not be able to enter (a checkout under /root, 0700): the native addon (who
+// connected; without it every client is refused, so a missing one stops the start, naming its
+// path) and SQLite's driver (the history, which only warns when it fails). Both stay loaded.
+function loadBeforeDrop(allowSameUser: boolean): void {
+  if (!allowSameUser) loadNativeAddon();
+  try {
+    loadDatabaseDriver();
+  } catch {
+    // the history warns and stays off, as it would without --user
+  }
+}
+
+// After the drop: NAME keeps its history and staging repository in --state-dir, so it must be able
+// to make and use it; otherwise the start is refused, naming the folder.
+function checkStateDir(stateDir: string, user: Account): void {
+  try {
+    mkdirpSync(stateDir, 0o700);
+    fs.accessSync(stateDir, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK);
+  } catch (error) {
+    throw new PublisherError(
+      'BAD_CONFIG',
+      `--state-dir ${stateDir} cannot be used by ${user.name} (${(error as NodeJS.ErrnoException).code ?? 'failed'}); give ${user.name} a folder of its own, e.g. \`install -d -m 0700 -o ${user.name} ${stateDir}\``,
+    );
+  }
+}
+
 // `zodex publisher ARGS`: resolves with the exit code, 0 after a clean SIGINT/SIGTERM stop. Pass
 // process.env as io.env: the token variable is removed from it before anything else starts.
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`zodex publisher: ${line}\n`);
+  const tokenInEnvironment = PUBLISHER_SECRET_ENV.some((name) => io.env[name] !== undefined);
   const request = parsePublisherArgs(argv, io.env);
   if (request.kind === 'help') {
     io.stdout(usage);
     return EXIT_OK;
   }
   const { settings } = request;
+  // The token is in memory now: out of the environment (/proc/PID/environ too), and out of reach
+  // of a debugger or /proc/PID/mem of our own uid. A token variable that cannot be erased stops
+  // the start.
+  try {
+    concealProcess(PUBLISHER_SECRET_ENV);
+  } catch (error) {
+    if (tokenInEnvironment) {
+      log(`cannot start: cannot erase ${PUBLISHER_TOKEN_ENV} from the environment, where processes of this user could read it: ${(error as Error).message}`);
+      return EXIT_FAILURE;
+    }
+  }
   // The history is opened once the daemon runs as its final user (after --user's drop).
   let store: (PublicationLog & { close(): void }) | undefined;
   const publications: PublicationLog & { close(): void } = {
@@ -180,7 +222,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     });
     if (user) {
       try {
+        loadBeforeDrop(allowSameUser);
         dropPrivileges(user);
+        checkStateDir(settings.stateDir, user);
       } catch (error) {
         await daemon.close().catch(() => undefined);
         throw error;

@@ -122,7 +122,8 @@ export class ModernServer {
     if (!this.names.includes(params.name)) {
       this.runtime.observer?.callStarted(UNKNOWN_TOOL_LABEL);
       this.runtime.observer?.callEnded(UNKNOWN_TOOL_LABEL, 'UNKNOWN_TOOL', 0);
-      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
+      const named = this.runtime.redact ? this.runtime.redact(quote(params.name)) : quote(params.name);
+      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${named}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
     }
     const principal = io.principal ?? 'static';
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
