@@ -1,5 +1,5 @@
-// zodex-conformance from the packed package: `npm pack`, install the tarball into an empty
-// folder, run the installed runner against this checkout's zodexd over stdio. The install is
+// zodex-conformance from its packed package: `npm pack` of packages/conformance, install the tarball
+// alone into an empty folder, run the installed runner against this checkout's zodexd over stdio. The install is
 // `npm ci --offline --ignore-scripts` from a lockfile made of this checkout's (npm's cache holds
 // every package since `npm ci`): no registry, and no native compile, which the runner does not need.
 
@@ -13,20 +13,22 @@ import { afterAll, expect, it } from 'vitest';
 import { offlineLock, packageJson } from './offline-lock.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SUITE = 'packages/conformance'; // the zodex-conformance workspace package
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-packed-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }), 120_000);
 
 it('runs from a tarball installed into an empty folder and passes against zodexd', () => {
   const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--loglevel=error'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  npm(['pack', '--ignore-scripts', '--pack-destination', scratch], repo);
-  const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { name: string; version: string };
+  npm(['pack', '--ignore-scripts', '--pack-destination', scratch], path.join(repo, SUITE));
+  const pkg = JSON.parse(fs.readFileSync(path.join(repo, SUITE, 'package.json'), 'utf8')) as { name: string; version: string };
   const tarball = `../${pkg.name}-${pkg.version}.tgz`;
   const folder = path.join(scratch, 'empty');
   fs.mkdirSync(folder);
   fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify(packageJson(pkg.name, tarball)));
-  fs.writeFileSync(path.join(folder, 'package-lock.json'), JSON.stringify(offlineLock(repo, tarball)));
+  fs.writeFileSync(path.join(folder, 'package-lock.json'), JSON.stringify(offlineLock(repo, SUITE, tarball)));
   npm(['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], folder);
-  expect(fs.existsSync(path.join(folder, 'node_modules/zodex/conformance/requirements.ts'))).toBe(true);
+  expect(fs.existsSync(path.join(folder, 'node_modules/zodex-conformance/requirements.ts'))).toBe(true);
+  expect(fs.existsSync(path.join(folder, 'node_modules/zodex')), 'the suite installs without the server package').toBe(false);
 
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|ZODEX_CONFORMANCE_)/i.test(name)));
   // One worker: this runs beside the other spec files, and the suite's timing tests want a core.

@@ -23,15 +23,14 @@ import { parseArgs } from 'node:util';
 const installed = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Playwright compiles TypeScript only outside node_modules: installed from a package, the suite
-// runs from a private copy whose node_modules is a link to the one zodex was installed into.
+// runs from a private copy whose node_modules is a link to the one this package was installed into.
 function runnableRoot() {
   const parts = installed.split(path.sep);
   const at = parts.lastIndexOf('node_modules');
   if (at < 0) return { root: installed, cleanup: () => {} };
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conformance-suite-'));
-  for (const part of ['package.json', 'conformance', 'spec/patch/scenarios']) {
-    fs.cpSync(path.join(installed, part), path.join(copy, part), { recursive: true });
-  }
+  const skip = new Set(['node_modules', 'results', '.artifacts'].map((name) => path.join(installed, name)));
+  fs.cpSync(installed, copy, { recursive: true, filter: (source) => !skip.has(source) });
   fs.symlinkSync(parts.slice(0, at + 1).join(path.sep), path.join(copy, 'node_modules'), 'dir');
   return { root: copy, cleanup: () => fs.rmSync(copy, { recursive: true, force: true }) };
 }
@@ -77,10 +76,10 @@ const env = {
   ...(flags.stdio ? { ZODEX_CONFORMANCE_STDIO: flags.stdio } : { ZODEX_CONFORMANCE_URL: flags.url, ZODEX_CONFORMANCE_HEADERS: (flags.header ?? []).join('\n') }),
   ...(flags.workers ? { ZODEX_CONFORMANCE_WORKERS: flags.workers } : {}),
 };
-// Resolved, not joined: installed from a tarball, @playwright/test sits beside zodex, not in it.
+// Resolved, not joined: installed from a tarball, @playwright/test sits beside this package, not in it.
 const { root, cleanup } = runnableRoot();
 const playwright = createRequire(import.meta.url).resolve('@playwright/test/cli');
-const args = [playwright, 'test', '-c', path.join(root, 'conformance/playwright.config.ts'), '--reporter', path.join(root, 'conformance/harness/table-reporter.ts')];
+const args = [playwright, 'test', '-c', path.join(root, 'playwright.config.ts'), '--reporter', path.join(root, 'harness/table-reporter.ts')];
 if (flags.grep) args.push('--grep', flags.grep);
 const run = spawnSync(process.execPath, args, { env, stdio: 'inherit', cwd: root });
 cleanup();

@@ -6,12 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { REPO_ROOT } from '../harness/target.js';
+import { CODEX_CORPUS } from '../harness/docker.js';
+import { PACKAGE_ROOT } from '../harness/target.js';
 import { textOf, type Zodex } from '../harness/zodex.js';
 
 const CORPORA = [
-  { name: 'ours', root: path.join(REPO_ROOT, 'spec/patch/scenarios') },
-  { name: 'codex', root: process.env.ZODEX_CODEX_CORPUS ?? path.resolve(REPO_ROOT, '../shared/corpus/codex-apply-patch') },
+  { name: 'ours', root: path.join(PACKAGE_ROOT, 'patch-scenarios') },
+  { name: 'codex', root: CODEX_CORPUS },
 ];
 
 function scenarios(root: string): string[] {
