@@ -17,20 +17,30 @@ interface Outcome {
 }
 
 const MARK: Record<Cell, string> = { pass: 'PASS', fail: 'FAIL', skipped: 'SKIP', 'n/a': 'n/a ', missing: 'MISS' };
-const REASON_MAX = 200;
+const REASON_MAX = 300;
 
-// One line of a failure, as a reader of the table needs it: no colour codes, bounded.
+// eslint-disable-next-line no-control-regex
+const linesOf = (text: string): string[] => text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((part) => part.trim()).filter(Boolean);
+const bounded = (line: string): string => (line.length > REASON_MAX ? `${line.slice(0, REASON_MAX)}… (${line.length - REASON_MAX} more characters)` : line);
+
+// One line of a message, as a reader of the table needs it: no colour codes, bounded.
 function firstLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const line = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((part) => part.trim()).find(Boolean) ?? '';
-  return line.length > REASON_MAX ? `${line.slice(0, REASON_MAX)}… (${line.length - REASON_MAX} more characters)` : line;
+  return bounded(linesOf(text)[0] ?? '');
 }
 
+// A failure in one line: the assertion's first line (its message, when the test gave one), then
+// the first two lines of what was expected and received.
 function failureReason(result: TestResult): string {
   const error = result.errors[0] ?? result.error;
   if (!error) return result.status === 'timedOut' ? 'timed out' : result.status;
-  // an expect() with a message says it first; the matcher's own line follows
-  return firstLine(error.message ?? error.value ?? String(error));
+  const lines = linesOf(error.message ?? error.value ?? String(error));
+  const head = (lines[0] ?? '').replace(/^Error: /, '');
+  const detail = lines
+    .slice(1)
+    .filter((line) => /^(Expected|Received)\b/.test(line) || (/^[-+]\s+\S/.test(line) && !/^[-+] (Expected|Received)\b/.test(line)))
+    .slice(0, 2)
+    .map((line) => line.replace(/\s+/g, ' '));
+  return bounded([head, ...detail].join(' | '));
 }
 
 export default class TableReporter implements Reporter {
@@ -79,7 +89,8 @@ export default class TableReporter implements Reporter {
       const reasons: Record<string, string> = {};
       for (const target of this.targets) {
         const why = notApplicable(id as RequirementId, target);
-        const outcome = this.outcomes.get(`${id}\t${target}`) ?? (why === undefined ? { cell: 'missing' as const, reason: 'no test ran for it' } : { cell: 'n/a' as const, reason: why });
+        const unrun: Outcome = this.filtered ? { cell: 'n/a', reason: 'not selected by this run\'s filter (--grep, a file)' } : { cell: 'missing', reason: 'no test ran for it' };
+        const outcome = this.outcomes.get(`${id}\t${target}`) ?? (why === undefined ? unrun : { cell: 'n/a' as const, reason: why });
         if (outcome.cell === 'missing') missing++;
         results[target] = outcome.cell;
         if (outcome.reason) reasons[target] = outcome.reason;
