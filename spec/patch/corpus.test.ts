@@ -1,4 +1,4 @@
-// Scenario corpora, run as data: ours (spec/patch/scenarios) and Codex's portable apply-patch
+// Scenario corpora, run as data: ours (packages/conformance/patch-scenarios) and Codex's portable apply-patch
 // scenarios (../shared/corpus/codex-apply-patch). Each NNN_name/ has patch.txt, input/ (absent =
 // empty tree) and expected/; the runner copies input/ to a scratch folder, applies patch.txt there
 // whatever it returns, and compares every regular file byte for byte (folders are not compared:
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { applyPatch, PatchParseError } from '../../src/patch/index.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const OURS = path.join(REPO, 'spec/patch/scenarios');
+const OURS = path.join(REPO, 'packages/conformance/patch-scenarios');
 const CODEX = path.resolve(REPO, '../shared/corpus/codex-apply-patch');
 const WORKDIR_PLACEHOLDER = /\{\{WORKDIR\}\}/g;
 const TEMP_FILE = /\.zodex-[0-9a-f]+\.tmp$/;
@@ -78,7 +78,7 @@ function expectSameTree(actual: Map<string, Buffer>, expected: Map<string, Buffe
   }
 }
 
-describe('our scenarios (spec/patch/scenarios)', () => {
+describe('our scenarios (packages/conformance/patch-scenarios)', () => {
   for (const name of scenarios(OURS)) {
     totals.ours++;
     it(name, async () => {

@@ -6,6 +6,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,8 +15,16 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ModernClientTransport, ModernHttpPipe } from './modern.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = path.resolve(here, '../..');
+// This package's own folder (its specs, patch scenarios), and the zodex checkout it lives in
+// (packages/conformance): zodexd and the tools its own end-to-end requirements start.
+export const PACKAGE_ROOT = path.resolve(here, '..');
+export const REPO_ROOT = path.resolve(PACKAGE_ROOT, '../..');
 export const ZODEXD = process.env.ZODEXD_BIN ?? path.join(REPO_ROOT, 'dist/cli/zodexd.js');
+
+// The folder of a package this one depends on (its devDependencies too), wherever npm put it.
+export function packageDir(name: string): string {
+  return path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+}
 
 export type TargetName = 'stdio' | 'http' | 'container' | 'sandbox' | 'remote-stdio' | 'remote-http';
 // The protocol era the suite's client speaks: 2025-11-25 with initialize and sessions, or

@@ -41,6 +41,15 @@ requirement('surface.required-inputs', async ({ zodex }) => {
   expect(required.exec_command).toContain('cmd');
   expect(required.write_stdin).toEqual(['session_handle']);
   expect(required.apply_patch).toEqual(['patch', 'workdir']);
+  const properties = (name: string) => Object.keys(tools.find((tool) => tool.name === name)?.inputSchema.properties ?? {});
+  expect(properties('exec_command')).toEqual(expect.arrayContaining(['cmd', 'workdir', 'yield_time_ms', 'timeout_ms']));
+  expect(properties('write_stdin')).toEqual(expect.arrayContaining(['session_handle', 'chars', 'yield_time_ms', 'kill_process']));
+  expect(properties('apply_patch')).toEqual(expect.arrayContaining(['workdir', 'patch']));
+});
+
+requirement('surface.input-names', async ({ zodex }) => {
+  const z = await zodex();
+  const { tools } = await z.client.listTools();
   const exec = tools.find((tool) => tool.name === 'exec_command')!;
   expect(Object.keys(exec.inputSchema.properties ?? {}).sort()).toEqual(['cmd', 'timeout_ms', 'workdir', 'yield_time_ms']);
 });
@@ -54,7 +63,7 @@ requirement('surface.structured-results', async ({ zodex }) => {
     expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['summary', 'output', 'status', 'cwd', 'session_handle', 'exit_code', 'termination_reason']));
   }
   // execResult() checks that the first text block is the same JSON as structuredContent.
-  const result = await z.exec({ cmd: 'echo structured', workdir: '/' });
+  const result = await z.exec({ cmd: 'echo structured', workdir: z.root });
   expect(result.output).toBe('structured\n');
 });
 

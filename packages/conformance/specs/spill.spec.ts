@@ -9,13 +9,13 @@ import type { ExecResult, Zodex } from '../harness/zodex.js';
 
 const MIB = 1024 * 1024;
 
-async function runToEnd(z: Zodex, cmd: string, workdir = '/'): Promise<{ result: ExecResult; output: string }> {
+async function runToEnd(z: Zodex, cmd: string, workdir = z.root): Promise<{ result: ExecResult; output: string }> {
   return z.finish(await z.exec({ cmd, workdir, yield_time_ms: 60_000 }, { timeout: 120_000 }), 30_000, 120_000);
 }
 
 requirement('spill.inline', async ({ zodex }) => {
   const z = await zodex();
-  const result = await z.exec({ cmd: 'seq 1 1000', workdir: '/' });
+  const result = await z.exec({ cmd: 'seq 1 1000', workdir: z.root });
   expect(result.output).toBe(Array.from({ length: 1000 }, (_, i) => `${i + 1}\n`).join(''));
   expect(result.output_file).toBeUndefined();
   expect(result.output_chars).toBeUndefined();
@@ -52,7 +52,7 @@ requirement('spill.cap', async ({ zodex }) => {
 
 requirement('spill.later-results', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: `seq -f '%063g' 1 2000; sleep 1; seq -f '%063g' 1 1000; echo tail-end`, workdir: '/', yield_time_ms: 500 });
+  const first = await z.exec({ cmd: `seq -f '%063g' 1 2000; sleep 1; seq -f '%063g' 1 1000; echo tail-end`, workdir: z.root, yield_time_ms: 500 });
   expect(first.status).toBe('running');
   expect(first.output_file).toBeDefined();
   expect(first.output_chars).toBe(2000 * 64);
@@ -88,7 +88,7 @@ requirement('spill.cleanup', async ({ zodex }) => {
 requirement('spill.utf8-split', async ({ zodex }) => {
   const z = await zodex();
   // one character written in two halves, with a result returned in between
-  const first = await z.exec({ cmd: String.raw`printf 'price: \342\202'; sleep 1; printf '\254 5\n'`, workdir: '/', yield_time_ms: 400 });
+  const first = await z.exec({ cmd: String.raw`printf 'price: \342\202'; sleep 1; printf '\254 5\n'`, workdir: z.root, yield_time_ms: 400 });
   expect(first.status).toBe('running');
   expect(first.output).toBe('price: ');
   const { result, output } = await z.finish(first, 5_000);
@@ -100,7 +100,7 @@ requirement('spill.utf8-split', async ({ zodex }) => {
   expect(big.output_chars).toBe(100_000 * 5);
   expect(big.output).not.toContain('\uFFFD');
   expect(big.output.endsWith('aé€🎉\n')).toBe(true);
-  expect(await z.sh(`iconv -f UTF-8 -t UTF-8 '${big.output_file}' >/dev/null && echo valid; wc -m < '${big.output_file}'`, '/')).toBe(`valid\n${100_000 * 5}\n`);
+  expect(await z.sh(`iconv -f UTF-8 -t UTF-8 '${big.output_file}' >/dev/null && echo valid; wc -m < '${big.output_file}'`)).toBe(`valid\n${100_000 * 5}\n`);
 });
 
 requirement('spill.unwritable', async ({ zodex }) => {
@@ -116,7 +116,7 @@ requirement('spill.unwritable', async ({ zodex }) => {
     expect(result.output_file_error).toMatch(/^spilling failed: .*ENOTDIR/);
     expect(result.output.endsWith('200000\nSTILL-HERE\n')).toBe(true);
     expect(result.output_lines).toBe(200_001);
-    expect((await z.exec({ cmd: 'echo alive', workdir: '/' })).output).toBe('alive\n');
+    expect((await z.exec({ cmd: 'echo alive', workdir: z.root })).output).toBe('alive\n');
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

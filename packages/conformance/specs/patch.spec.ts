@@ -6,12 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { REPO_ROOT } from '../harness/target.js';
+import { CODEX_CORPUS } from '../harness/docker.js';
+import { PACKAGE_ROOT } from '../harness/target.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { textOf, type Zodex } from '../harness/zodex.js';
 
 const CORPORA = [
-  { name: 'ours', root: path.join(REPO_ROOT, 'spec/patch/scenarios') },
-  { name: 'codex', root: process.env.ZODEX_CODEX_CORPUS ?? path.resolve(REPO_ROOT, '../shared/corpus/codex-apply-patch') },
+  { name: 'ours', root: path.join(PACKAGE_ROOT, 'patch-scenarios') },
+  { name: 'codex', root: CODEX_CORPUS },
 ];
 
 function scenarios(root: string): string[] {
@@ -97,8 +99,8 @@ requirement('patch.success-text', async ({ zodex }) => {
   expect(await z.readFile(`${dir}/delete.txt`)).toBeUndefined();
 });
 
-requirement('patch.partial', async ({ zodex }) => {
-  const z = await zodex();
+// Stale context in one file of three: the other two operations apply.
+async function partialPatch(z: Zodex): Promise<{ dir: string; result: CallToolResult }> {
   const dir = await z.scratch();
   await z.writeFile(`${dir}/good.txt`, 'alpha\nbeta\n');
   await z.writeFile(`${dir}/stale.txt`, 'current line\n');
@@ -121,68 +123,93 @@ requirement('patch.partial', async ({ zodex }) => {
       '',
     ].join('\n'),
   );
+  return { dir, result };
+}
+
+requirement('patch.partial', async ({ zodex }) => {
+  const z = await zodex();
+  const { dir, result } = await partialPatch(z);
   expect(result.isError).toBe(true);
   const text = textOf(result);
-  expect(text).toMatch(/M good\.txt/);
-  expect(text).toMatch(/A added\.txt/);
-  expect(text).toMatch(/stale\.txt/);
-  expect(text).toMatch(/a line that is no longer there/);
-  expect(text).toMatch(/re-read/i);
+  for (const file of ['good.txt', 'added.txt', 'stale.txt']) expect(text, `the error text names ${file}`).toContain(file);
   expect((await z.readFile(`${dir}/good.txt`))!.toString()).toBe('alpha\nBETA\n');
   expect((await z.readFile(`${dir}/added.txt`))!.toString()).toBe('new\n');
   expect((await z.readFile(`${dir}/stale.txt`))!.toString()).toBe('current line\n');
 });
 
+const MALFORMED = [
+  '*** Begin Patch\n*** Add File: new.txt\n+x\n*** Frobnicate File: keep.txt\n*** End Patch\n',
+  '*** Begin Patch\n*** Update File: keep.txt\n*** End Patch\n',
+  '*** Add File: new.txt\n+x\n*** End Patch\n',
+  '*** Begin Patch\n*** Add File: new.txt\n+x\n',
+  '',
+];
+
 requirement('patch.malformed', async ({ zodex }) => {
   const z = await zodex();
   const dir = await z.scratch();
   await z.writeFile(`${dir}/keep.txt`, 'unchanged\n');
-  const patches = [
-    '*** Begin Patch\n*** Add File: new.txt\n+x\n*** Frobnicate File: keep.txt\n*** End Patch\n',
-    '*** Begin Patch\n*** Update File: keep.txt\n*** End Patch\n',
-    '*** Add File: new.txt\n+x\n*** End Patch\n',
-    '*** Begin Patch\n*** Add File: new.txt\n+x\n',
-    '',
-  ];
-  for (const patch of patches) {
+  for (const patch of MALFORMED) {
     const result = await z.patch(dir, patch);
     expect(result.isError, JSON.stringify(patch)).toBe(true);
-    expect(textOf(result)).toMatch(/^PATCH_PARSE: /);
     expect(await z.sh(`ls -A '${dir}'`)).toBe('keep.txt\n');
   }
-  const first = textOf(await z.patch(dir, patches[0]!));
-  expect(first).toMatch(/line 4/);
-  expect(first).toMatch(/\*\*\* Add File: /);
-  expect(first).toMatch(/\*\*\* Update File: /);
+  expect((await z.readFile(`${dir}/keep.txt`))!.toString()).toBe('unchanged\n');
 });
+
+const ORIGINAL_PY = 'def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 3\n';
+const REVERSED = '*** Begin Patch\n*** Update File: f.py\n@@\n def c():\n-    return 3\n+    return 30\n@@\n def a():\n-    return 1\n+    return 10\n*** End Patch\n';
+const OVERLAPPING = '*** Begin Patch\n*** Update File: f.py\n@@\n def b():\n-    return 2\n+    return 20\n@@\n def a():\n-    return 10\n+    return 11\n \n def b():\n*** End Patch\n';
 
 requirement('patch.out-of-order', async ({ zodex }) => {
   const z = await zodex();
   const dir = await z.scratch();
-  const original = 'def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 3\n';
-  await z.writeFile(`${dir}/f.py`, original);
-  const reversed = '*** Begin Patch\n*** Update File: f.py\n@@\n def c():\n-    return 3\n+    return 30\n@@\n def a():\n-    return 1\n+    return 10\n*** End Patch\n';
-  expect((await z.patch(dir, reversed)).isError).toBeFalsy();
-  expect((await z.readFile(`${dir}/f.py`))!.toString()).toBe(original.replace('return 1', 'return 10').replace('return 3', 'return 30'));
-  const overlapping = '*** Begin Patch\n*** Update File: f.py\n@@\n def b():\n-    return 2\n+    return 20\n@@\n def a():\n-    return 10\n+    return 11\n \n def b():\n*** End Patch\n';
-  const result = await z.patch(dir, overlapping);
-  expect(result.isError).toBe(true);
-  expect(textOf(result)).toMatch(/overlap/i);
-  expect((await z.readFile(`${dir}/f.py`))!.toString()).toBe(original.replace('return 1', 'return 10').replace('return 3', 'return 30'));
+  await z.writeFile(`${dir}/f.py`, ORIGINAL_PY);
+  const reversed = await z.patch(dir, REVERSED);
+  expect(reversed.isError, textOf(reversed).slice(0, 300)).toBeFalsy();
+  const after = ORIGINAL_PY.replace('return 1', 'return 10').replace('return 3', 'return 30');
+  expect((await z.readFile(`${dir}/f.py`))!.toString()).toBe(after);
+  expect((await z.patch(dir, OVERLAPPING)).isError).toBe(true);
+  expect((await z.readFile(`${dir}/f.py`))!.toString()).toBe(after);
 });
+
+const TWICE = 'start\nvalue = 1\nmiddle\nvalue = 1\nend\n';
+const AMBIGUOUS = '*** Begin Patch\n*** Update File: twice.txt\n@@\n-value = 1\n+value = 2\n*** End Patch\n';
 
 requirement('patch.ambiguous', async ({ zodex }) => {
   const z = await zodex();
   const dir = await z.scratch();
-  const original = 'start\nvalue = 1\nmiddle\nvalue = 1\nend\n';
-  await z.writeFile(`${dir}/twice.txt`, original);
-  const result = await z.patch(dir, '*** Begin Patch\n*** Update File: twice.txt\n@@\n-value = 1\n+value = 2\n*** End Patch\n');
-  expect(result.isError).toBe(true);
-  const text = textOf(result);
-  expect(text).toMatch(/ambiguous/i);
-  expect(text).toMatch(/\b2\b/);
-  expect(text).toMatch(/\b4\b/);
-  expect((await z.readFile(`${dir}/twice.txt`))!.toString()).toBe(original);
+  await z.writeFile(`${dir}/twice.txt`, TWICE);
+  expect((await z.patch(dir, AMBIGUOUS)).isError).toBe(true);
+  expect((await z.readFile(`${dir}/twice.txt`))!.toString()).toBe(TWICE);
+});
+
+requirement('surface.patch-errors', async ({ zodex }) => {
+  const z = await zodex();
+  const partial = textOf((await partialPatch(z)).result);
+  expect(partial).toMatch(/M good\.txt/);
+  expect(partial).toMatch(/A added\.txt/);
+  expect(partial).toMatch(/stale\.txt/);
+  expect(partial).toMatch(/a line that is no longer there/);
+  expect(partial).toMatch(/re-read/i);
+
+  const dir = await z.scratch();
+  await z.writeFile(`${dir}/keep.txt`, 'unchanged\n');
+  for (const patch of MALFORMED) expect(textOf(await z.patch(dir, patch)), JSON.stringify(patch)).toMatch(/^PATCH_PARSE: /);
+  const first = textOf(await z.patch(dir, MALFORMED[0]!));
+  expect(first).toMatch(/line 4/);
+  expect(first).toMatch(/\*\*\* Add File: /);
+  expect(first).toMatch(/\*\*\* Update File: /);
+
+  await z.writeFile(`${dir}/f.py`, ORIGINAL_PY);
+  expect((await z.patch(dir, REVERSED)).isError).toBeFalsy();
+  expect(textOf(await z.patch(dir, OVERLAPPING))).toMatch(/overlap/i);
+
+  await z.writeFile(`${dir}/twice.txt`, TWICE);
+  const ambiguous = textOf(await z.patch(dir, AMBIGUOUS));
+  expect(ambiguous).toMatch(/ambiguous/i);
+  expect(ambiguous).toMatch(/\b2\b/);
+  expect(ambiguous).toMatch(/\b4\b/);
 });
 
 requirement('patch.relative-paths', async ({ zodex }) => {

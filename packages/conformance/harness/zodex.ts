@@ -30,6 +30,10 @@ export interface ExecResult {
   zodex_context?: unknown;
 }
 
+// The folder on the server's machine the suite works in: the runner's --workspace (every scratch
+// folder is made under it, and helper commands run there), else none (the temp folder, and /).
+export const WORKSPACE = process.env.ZODEX_CONFORMANCE_WORKSPACE || undefined;
+
 export class Zodex {
   private readonly scratchDirs: string[] = [];
 
@@ -37,6 +41,11 @@ export class Zodex {
     readonly target: Target,
     private readonly connection: Connection,
   ) {}
+
+  // A workdir every call may use: the workspace, or / when the run has none.
+  get root(): string {
+    return WORKSPACE ?? '/';
+  }
 
   get client(): Client {
     return this.connection.client;
@@ -111,17 +120,20 @@ export class Zodex {
   }
 
   // Runs a helper command on the server's machine and returns its output; it must exit 0.
-  async sh(cmd: string, workdir = '/'): Promise<string> {
+  async sh(cmd: string, workdir = this.root): Promise<string> {
     const first = await this.exec({ cmd, workdir, yield_time_ms: 30_000 });
     const { result, output } = await this.finish(first);
     expect(result.exit_code, `helper command failed: ${cmd}\n${output}`).toBe(0);
     return output;
   }
 
-  // A fresh empty directory on the server's machine, removed when the test ends.
+  // A fresh empty directory on the server's machine (under the workspace when the run has one),
+  // removed when the test ends. Its path as the server's `pwd -P` sees it, so results compare.
   async scratch(): Promise<string> {
-    const dir = (await this.sh('mktemp -d "${TMPDIR:-/tmp}/zodex-conformance.XXXXXX"')).trim();
-    expect(dir).toMatch(/^\//);
+    const parent = WORKSPACE === undefined ? '"${TMPDIR:-/tmp}"' : `'${WORKSPACE}'`;
+    const made = await this.call('exec_command', { cmd: `cd "$(mktemp -d ${parent}/zodex-conformance.XXXXXX)" && pwd -P`, workdir: this.root, yield_time_ms: 30_000 });
+    const dir = made.isError ? '' : ((made.structuredContent as { output?: string } | undefined)?.output ?? '').trim();
+    expect(dir, `could not make a scratch folder under ${WORKSPACE ?? '$TMPDIR'} on the server: ${textOf(made).slice(0, 500)}`).toMatch(/^\/[^\n]*$/);
     this.scratchDirs.push(dir);
     return dir;
   }
@@ -140,7 +152,7 @@ export class Zodex {
 
   async close(): Promise<void> {
     for (const dir of this.scratchDirs.splice(0)) {
-      await this.exec({ cmd: `rm -rf '${dir}'`, workdir: '/', yield_time_ms: 10_000 }).catch(() => {});
+      await this.exec({ cmd: `rm -rf '${dir}'`, workdir: this.root, yield_time_ms: 10_000 }).catch(() => {});
     }
     await this.connection.close();
   }

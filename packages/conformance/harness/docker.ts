@@ -103,7 +103,7 @@ export async function runClientSuite(url: string, extraArgs: string[] = []): Pro
     .withExtraHosts([{ host: 'host.docker.internal', ipAddress: '127.0.0.1' }])
     .withBindMounts(mounts)
     .withEnvironment(env)
-    .withCommand(['--url', url, ...extraArgs])
+    .withCommand(['--url', url, '--profile', 'all', ...extraArgs])
     .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
     .withWaitStrategy(Wait.forOneShotStartup())
     .withStartupTimeout(10 * 60_000)

@@ -4,15 +4,16 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, requirement } from '../harness/fixtures.js';
-import { REPO_ROOT, ZODEXD, startHttpServer, stopServer } from '../harness/target.js';
+import { ZODEXD, packageDir, startHttpServer, stopServer } from '../harness/target.js';
 
 const run = promisify(execFile);
-const INSPECTOR_BUILD = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build');
 
 // inspector-cli 1.0.3 finds its own package.json relative to the working directory, so it
-// runs from its build folder (a bug of that version, not of ours).
+// runs from its build folder (a bug of that version, not of ours). A devDependency: found when the
+// test runs (in a zodex checkout), not when the file loads (an installed suite has none).
 async function inspector(target: string[], args: string[]): Promise<unknown> {
-  const { stdout } = await run(process.execPath, [path.join(INSPECTOR_BUILD, 'index.js'), ...target, ...args], { timeout: 60_000, cwd: INSPECTOR_BUILD });
+  const build = path.join(packageDir('@modelcontextprotocol/inspector-cli'), 'build');
+  const { stdout } = await run(process.execPath, [path.join(build, 'index.js'), ...target, ...args], { timeout: 60_000, cwd: build });
   return JSON.parse(stdout);
 }
 

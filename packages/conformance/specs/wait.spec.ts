@@ -41,7 +41,7 @@ async function expectNoEarlyReturn(z: Zodex, cmd: string, workdir = '/'): Promis
 
 requirement('wait.max-yield', async ({ zodex }) => {
   const z = await zodex({ args: ['--max-yield-ms', '1500'] });
-  await z.exec({ cmd: 'true', workdir: '/' }); // past the one login-shell capture (see exec.yield-window)
+  await z.exec({ cmd: 'true', workdir: z.root }); // past the one login-shell capture (see exec.yield-window)
   const { result, ms } = await timed(z, 'sleep 30', 60_000);
   expect(result).toMatchObject({ status: 'running', yield_time_ms: 1_500 });
   expect(result.session_handle).toBeTruthy();
@@ -56,9 +56,9 @@ requirement('wait.max-yield', async ({ zodex }) => {
 
 requirement('wait.max-yield-default', async ({ zodex }) => {
   const z = await zodex();
-  const clamped = await z.exec({ cmd: 'sleep 0.3; echo ok', workdir: '/', yield_time_ms: 65_000 });
+  const clamped = await z.exec({ cmd: 'sleep 0.3; echo ok', workdir: z.root, yield_time_ms: 65_000 });
   expect(clamped).toMatchObject({ status: 'exited', output: 'ok\n', yield_time_ms: 30_000 });
-  const within = await z.exec({ cmd: 'echo ok', workdir: '/', yield_time_ms: 30_000 });
+  const within = await z.exec({ cmd: 'echo ok', workdir: z.root, yield_time_ms: 30_000 });
   expect(within.yield_time_ms).toBeUndefined();
 });
 
@@ -158,7 +158,7 @@ requirement('cancel.exec-kills', async ({ zodex }) => {
 
 requirement('cancel.poll-keeps', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 30', workdir: '/', yield_time_ms: 300 });
+  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 30', workdir: z.root, yield_time_ms: 300 });
   expect(first).toMatchObject({ status: 'running', output: 'one\n' });
   // "two" arrives while the cancelled poll waits; it must not go down with that call
   await cancelledCall(z, 'write_stdin', { session_handle: first.session_handle!, yield_time_ms: 20_000 }, 2_000);

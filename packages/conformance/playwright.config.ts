@@ -17,17 +17,22 @@ import { dockerUnavailable } from './harness/docker.js';
 import type { SuiteOptions } from './harness/fixtures.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const only = process.env.ZODEX_CONFORMANCE_TARGET;
 // Servers the suite starts keep their history in a scratch state dir, and their spill files in a
 // scratch spill parent, not the user's; both are removed after the run (harness/global-teardown.ts).
-// Made once, by the runner's process: its workers inherit the variables.
+// A command given to the runner (--stdio) inherits them too, made under its --workspace if it has
+// one; a server reached by URL inherits nothing. Made once, by the runner's process: its workers
+// inherit the variables.
+const scratchParent = (only?.startsWith('remote-stdio') && process.env.ZODEX_CONFORMANCE_WORKSPACE) || os.tmpdir();
 const scratch = (variable: string, prefix: string) => {
   if (process.env[variable]) return;
-  process.env[variable] = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.env[variable] = fs.mkdtempSync(path.join(scratchParent, prefix));
   process.env.ZODEX_CONFORMANCE_SCRATCH = [process.env.ZODEX_CONFORMANCE_SCRATCH, process.env[variable]].filter(Boolean).join(path.delimiter);
 };
-scratch('XDG_STATE_HOME', 'zodex-conformance-state-');
-scratch('ZODEX_SPILL_DIR', 'zodex-conformance-spill-');
-const only = process.env.ZODEX_CONFORMANCE_TARGET;
+if (!only?.startsWith('remote-http')) {
+  scratch('XDG_STATE_HOME', 'zodex-conformance-state-');
+  scratch('ZODEX_SPILL_DIR', 'zodex-conformance-spill-');
+}
 // Each managed target twice: the suite's client speaking 2025-11-25 (stdio, http) and 2026-07-28
 // (stdio-modern, http-modern). The container, browser and sandbox projects speak 2025-11-25.
 const targets = only ? [only] : ['stdio', 'http', 'stdio-modern', 'http-modern'];

@@ -30,7 +30,7 @@ requirement('inputs.bounded-quotes', async ({ zodex }) => {
   const relative = await refused(z, 'apply_patch', { workdir: workdir.slice(1), patch: addFile('a') }, 'WORKDIR_NOT_ABSOLUTE');
   expect(relative.length).toBeLessThan(1_024);
   // a patch line of 1 MB in a parse error is quoted the same way
-  const parse = await refused(z, 'apply_patch', { workdir: '/', patch: `*** Begin Patch\n*** Frobnicate ${'p'.repeat(1_000_000)}\n*** End Patch\n` }, 'PATCH_PARSE');
+  const parse = await refused(z, 'apply_patch', { workdir: z.root, patch: `*** Begin Patch\n*** Frobnicate ${'p'.repeat(1_000_000)}\n*** End Patch\n` }, 'PATCH_PARSE');
   expect(parse.length).toBeLessThan(1_024);
   expect(parse).toMatch(/… and [\d,]+ more characters/);
 });
@@ -76,7 +76,7 @@ requirement('inputs.surrogate-cmd', async ({ zodex }) => {
 
 requirement('inputs.surrogate-chars', async ({ zodex }) => {
   const z = await zodex();
-  const running = await z.exec({ cmd: 'read line; echo "got [$line]"', workdir: '/', yield_time_ms: 300 });
+  const running = await z.exec({ cmd: 'read line; echo "got [$line]"', workdir: z.root, yield_time_ms: 300 });
   expect(running.status).toBe('running');
   const text = await refused(z, 'write_stdin', { session_handle: running.session_handle!, chars: 'ab\udfffc\n' }, 'INVALID_UNICODE');
   expect(text).toMatch(/`chars`.*index 2/);

@@ -11,12 +11,12 @@ const numbered = (from: number, to: number) => Array.from({ length: to - from + 
 const md5 = (text: string | Buffer) => createHash('md5').update(text).digest('hex');
 
 async function runToEnd(z: Zodex, cmd: string): Promise<ExecResult> {
-  return (await z.finish(await z.exec({ cmd, workdir: '/', yield_time_ms: 60_000 }, { timeout: 120_000 }), 30_000, 120_000)).result;
+  return (await z.finish(await z.exec({ cmd, workdir: z.root, yield_time_ms: 60_000 }, { timeout: 120_000 }), 30_000, 120_000)).result;
 }
 
 // A command that prints `stream` and then keeps running, so its handle stays live.
 async function printThenWait(z: Zodex, cmd: string, bytes: number): Promise<ExecResult> {
-  let result = await z.exec({ cmd: `${cmd}; sleep 60`, workdir: '/', yield_time_ms: 2_000 });
+  let result = await z.exec({ cmd: `${cmd}; sleep 60`, workdir: z.root, yield_time_ms: 2_000 });
   while (result.output_offset < bytes) result = await z.write({ session_handle: result.session_handle!, yield_time_ms: 1_000 });
   expect(result.status).toBe('running');
   return result;

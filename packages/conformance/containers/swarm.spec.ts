@@ -13,7 +13,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CLIENT_IMAGE, SERVER_IMAGE } from '../harness/docker.js';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { REPO_ROOT } from '../harness/target.js';
+import { PACKAGE_ROOT, REPO_ROOT } from '../harness/target.js';
 
 const exec = promisify(execFile);
 const docker = async (...args: string[]) => (await exec('docker', args, { timeout: 120_000, maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
@@ -52,7 +52,7 @@ requirement('swarm.stack', async () => {
 
     await docker(
       'run', '-d', '--name', client, '--network', `${stack}_agents`,
-      '-v', `${path.join(REPO_ROOT, 'conformance/containers/swarm-client.mjs')}:/suite/swarm-client.mjs:ro`,
+      '-v', `${path.join(PACKAGE_ROOT, 'containers/swarm-client.mjs')}:/suite/swarm-client.mjs:ro`,
       '-v', `${shared}:/shared`,
       '--entrypoint', 'node', CLIENT_IMAGE, '/suite/swarm-client.mjs', 'workspace-1', token,
     );

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { expect, requirement, test } from '../harness/fixtures.js';
 import { INITIALIZE, MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
 import { structuredOf } from '../harness/zodex.js';
-import { REPO_ROOT, connectHttp, startHttpServer, withServer } from '../harness/target.js';
+import { connectHttp, packageDir, startHttpServer, withServer } from '../harness/target.js';
 
 const run = promisify(execFile);
 const TOKEN = 'conformance-token-0123456789abcdef';
@@ -254,9 +254,9 @@ requirement('http.concurrent-sessions', async ({ zodex }) => {
 requirement('http.official-suite', async () => {
   test.setTimeout(120_000);
   await withServer([], async (server) => {
-    const bin = path.join(REPO_ROOT, 'node_modules/.bin/conformance');
+    const bin = path.join(packageDir('@modelcontextprotocol/conformance'), 'dist/index.js');
     for (const scenario of ['server-initialize', 'ping', 'tools-list', 'server-sse-multiple-streams', 'dns-rebinding-protection']) {
-      const { stdout } = await run(bin, ['server', '--url', server.url, '--scenario', scenario], { timeout: 60_000 });
+      const { stdout } = await run(process.execPath, [bin, 'server', '--url', server.url, '--scenario', scenario], { timeout: 60_000 });
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(stdout);
       expect(summary, `${scenario}:\n${stdout}`).not.toBeNull();
       expect(summary![1], scenario).toBe(summary![2]);

@@ -1,5 +1,20 @@
 // The requirements manifest: every behaviour the suite proves, keyed by a stable id, with the
-// sentence of the spec it comes from and what a test of it needs from its target.
+// sentence of the spec it comes from, the profile it belongs to and what a test of it needs.
+//   profile: 'portable' (portable(...)) - the contract of the three tools that seeds 000 and 002 and
+//              DESIGN.md's tool contract ask of any implementation: exec, stdin, yield, spill and
+//              patch semantics, the workdir rules, the result shape. Checked through the tools
+//              alone, every scratch folder under the runner's --workspace, never assuming zodex's
+//              text, error code names, extra fields, flags or process: a failure that leaves no
+//              side effect is asserted as an isError result, its code name is zodex-surface.
+//            'zodex-surface' (surface(...)) - what zodex shows a client beyond that contract, over
+//              MCP alone: its instructions, tool descriptions, annotations, error code names and
+//              texts, and its own arguments and result fields (since_offset, output_head, …).
+//            'zodexd' (r(...), the default) - zodexd itself: its flags, its process, its transports
+//              and their guardrails, the 2026-07-28 wire, its features (Local mode, history,
+//              context, publisher, Liveboard, OAuth, images), and behaviour it chose where the
+//              seeds are silent (early return on an answer, cancellation, input strictness).
+//            A requirement added without choosing is zodexd's: never held against another
+//              implementation until someone decides it is part of the contract.
 //   source: '000' | '002' | '003' are the seeds (../shared/seeds/), 'DESIGN' is DESIGN.md,
 //           'issue N' an issue's own words where it goes beyond the seeds.
 //   needs:  'flags'  - starts zodexd with its own flags (managed targets only)
@@ -18,72 +33,86 @@
 
 export type Need = 'flags' | 'local' | 'stdio' | 'http' | 'container' | 'sandbox' | 'browser' | 'local-mode' | 'legacy' | 'modern' | 'era-neutral';
 
+export type Profile = 'portable' | 'zodex-surface' | 'zodexd';
+export const PROFILES: readonly Profile[] = ['portable', 'zodex-surface', 'zodexd'];
+
 export interface Requirement {
+  profile: Profile;
   source: string;
   quote: string; // the spec's own words
   behaviour: string; // what the test checks, in one line
   needs?: Need[];
 }
 
-const r = (source: string, quote: string, behaviour: string, needs?: Need[]): Requirement => ({ source, quote, behaviour, ...(needs ? { needs } : {}) });
+const requirementOf =
+  (profile: Profile) =>
+  (source: string, quote: string, behaviour: string, needs?: Need[]): Requirement => ({ profile, source, quote, behaviour, ...(needs ? { needs } : {}) });
+const portable = requirementOf('portable');
+const surface = requirementOf('zodex-surface');
+const r = requirementOf('zodexd');
 
 export const REQUIREMENTS = {
   // --- the MCP surface (seed 000)
   'surface.three-tools': r('000', 'zodexd exposes exactly three MCP tools: exec_command write_stdin apply_patch', 'sprite mode lists exactly exec_command, write_stdin, apply_patch', ['flags']),
-  'surface.instructions': r('000', 'The MCP server instructions are: zodex remote execution tools', 'initialize returns instructions starting "zodex remote execution tools"'),
-  'surface.annotations': r('000', 'Each tool is registered with these annotations: read_only_hint = true destructive_hint = false open_world_hint = false', 'every tool has readOnlyHint true, destructiveHint false, openWorldHint false'),
+  'surface.instructions': surface('000', 'The MCP server instructions are: zodex remote execution tools', 'initialize returns instructions starting "zodex remote execution tools"'),
+  'surface.annotations': surface('000', 'Each tool is registered with these annotations: read_only_hint = true destructive_hint = false open_world_hint = false', 'every tool has readOnlyHint true, destructiveHint false, openWorldHint false'),
   'surface.annotations-truthful': r('issue 17', '`--annotations seed|truthful` (default `seed`, as seed 000 requires): `truthful` marks exec_command and apply_patch `readOnlyHint: false, destructiveHint: true` and write_stdin the same', 'with --annotations truthful, exec_command, write_stdin and apply_patch are readOnlyHint false, destructiveHint true; set_agent_alias stays read-only; --annotations seed is the default', ['flags']),
   'surface.instructions-start-dir': r('002', 'The Local start directory is supplied to ChatGPT as guidance for the first explicit workdir, not as a filesystem boundary.', 'in Local mode the first 512 characters of the instructions name the directory zodexd was started in as the first workdir, and set_agent_alias; Sprite mode names neither', ['flags', 'local-mode']),
-  'surface.descriptions': r('000', 'Description: Run a shell command … Write to or poll a running session … Apply a Codex-style patch to files', 'each tool description starts with the seed\'s sentence'),
-  'surface.required-inputs': r('000', 'session_handle is required. … workdir is required.', 'input schemas require session_handle (write_stdin), workdir and patch (apply_patch), cmd (exec_command)'),
-  'surface.no-control-plane': r('000', 'No publisher or PR tool is exposed directly over MCP. … There is no ChatGPT-facing MCP tool for: starting/stopping Local; changing Local config; reading Local history; managing the OpenAI tunnel; granting Sprite GitHub push/YOLO permissions; operating Sprite infrastructure.', 'no tool publishes, opens PRs, reads history, changes config or controls the server'),
-  'surface.structured-results': r('DESIGN', 'Results of exec_command and write_stdin are objects, returned as structuredContent (with an outputSchema) and as the same JSON in the first text block', 'exec results are structuredContent mirrored by the first text block, and tools declare an outputSchema'),
+  'surface.descriptions': surface('000', 'Description: Run a shell command … Write to or poll a running session … Apply a Codex-style patch to files', 'each tool description starts with the seed\'s sentence'),
+  'surface.required-inputs': portable('000', 'session_handle is required. … workdir is required.', 'input schemas require session_handle (write_stdin), workdir and patch (apply_patch), cmd (exec_command), and name the seed\'s inputs'),
+  'surface.no-control-plane': surface('000', 'No publisher or PR tool is exposed directly over MCP. … There is no ChatGPT-facing MCP tool for: starting/stopping Local; changing Local config; reading Local history; managing the OpenAI tunnel; granting Sprite GitHub push/YOLO permissions; operating Sprite infrastructure.', 'no tool publishes, opens PRs, reads history, changes config or controls the server'),
+  'surface.structured-results': portable('DESIGN', 'Results of exec_command and write_stdin are objects, returned as structuredContent (with an outputSchema) and as the same JSON in the first text block', 'exec results are structuredContent mirrored by the first text block, and tools declare an outputSchema'),
+  'surface.input-names': surface('000', 'Input: { "cmd": …, "workdir": …, "yield_time_ms": 1000, "timeout_ms": 7200000 }', 'exec_command\'s inputs are exactly the seed\'s four: cmd, workdir, yield_time_ms, timeout_ms'),
+  'surface.workdir-codes': surface('DESIGN', 'Invalid workdir (missing, relative, not existing, not a directory) fails before any side effect, with an error that says which rule it broke.', 'the workdir rules\' failures are WORKDIR_REQUIRED, WORKDIR_NOT_ABSOLUTE (quoting the path), WORKDIR_NOT_FOUND and WORKDIR_NOT_A_DIRECTORY, for exec_command and apply_patch'),
+  'surface.session-codes': surface('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'made-up handles and a handle whose exit was reported fail with UNKNOWN_SESSION, the latter pointing to exec_command'),
+  'surface.patch-errors': surface('002', 'The MCP error text lists the files already changed and the specific operations that failed. Retry only the failed file operations after reading their current content.', 'apply_patch errors in zodex\'s words: PATCH_PARSE naming the line and the valid headers; a partial failure listing "M"/"A" lines, the stale line and "re-read"; overlap and ambiguity named, with the candidate lines'),
 
   // --- exec_command (seeds 000, 002)
-  'exec.finishes-in-window': r('002', 'If the command finishes during the initial yield window, Zodex returns its final output/status immediately.', 'a quick command returns exited, its output and no handle, well before the yield ends'),
-  'exec.exit-code': r('000', 'or, after exit: … "status": "exited", … "exit_code": 0, "termination_reason": "exit"', 'exit codes 0 and non-zero are reported with termination_reason exit'),
-  'exec.pty': r('002', 'writes the decoded PTY stream', 'stdin, stdout and stderr of a command are a terminal'),
-  'exec.ansi-stripped': r('000', 'output is stripped of ANSI color/control escape sequences before it is returned.', 'colour, cursor, OSC and charset sequences never reach output'),
-  'exec.summary': r('000', 'summary is a single scan-friendly line such as exited 1 after 0.2s, still running after 30.1s; use session_handle session-token to poll, timed out after 120.0s, or killed after 12.6s.', 'summaries match the four forms exactly, seconds with one decimal'),
-  'exec.cwd': r('000', '"cwd": "/workspace/zodex"', 'cwd is the workdir and the command runs there'),
-  'exec.running-handle': r('002', 'If it is still running, Zodex returns a random session_handle.', 'a command outliving the yield returns status running and a handle'),
-  'exec.handle-random': r('DESIGN', 'session_handle: only while running; a random capability token (≥128 bits), never a pid or counter.', 'handles are unique, long, URL-safe and contain no pid'),
-  'exec.timeout': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'a command past timeout_ms is killed with its group and reports timeout'),
+  'exec.finishes-in-window': portable('002', 'If the command finishes during the initial yield window, Zodex returns its final output/status immediately.', 'a quick command returns exited, its output and no handle, well before the yield ends'),
+  'exec.exit-code': portable('000', 'or, after exit: … "status": "exited", … "exit_code": 0, "termination_reason": "exit"', 'exit codes 0 and non-zero are reported with termination_reason exit'),
+  'exec.pty': portable('002', 'writes the decoded PTY stream', 'stdin, stdout and stderr of a command are a terminal'),
+  'exec.ansi-stripped': portable('000', 'output is stripped of ANSI color/control escape sequences before it is returned.', 'colour, cursor, OSC and charset sequences never reach output'),
+  'exec.summary': portable('000', 'summary is a single scan-friendly line such as exited 1 after 0.2s, still running after 30.1s; use session_handle session-token to poll, timed out after 120.0s, or killed after 12.6s.', 'summaries match the four forms exactly, seconds with one decimal'),
+  'exec.cwd': portable('000', '"cwd": "/workspace/zodex"', 'cwd is the workdir and the command runs there'),
+  'exec.running-handle': portable('002', 'If it is still running, Zodex returns a random session_handle.', 'a command outliving the yield returns status running and a handle'),
+  'exec.handle-random': portable('DESIGN', 'session_handle: only while running; a random capability token (≥128 bits), never a pid or counter.', 'handles are unique, at least 22 characters (128 bits of base64), without whitespace, and contain no pid'),
+  'exec.timeout': portable('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'a command past timeout_ms is killed with its group and reports timeout'),
   'exec.timeout-capped': r('000', 'timeout_ms: command timeout, capped by max_exec_timeout_ms', 'timeout_ms above the server maximum is capped to it', ['flags']),
-  'exec.yield-window': r('000', 'yield_time_ms: how long to wait before returning partial output', 'a command outliving yield_time_ms returns after about that long, with its output so far'),
+  'exec.yield-window': portable('000', 'yield_time_ms: how long to wait before returning partial output', 'a command outliving yield_time_ms returns after about that long, with its output so far'),
   'exec.runs-as-user': r('002', 'In Local mode, commands run as the trusted logged-in host user', 'commands run with the uid and home of the user running zodexd', ['local']),
   'exec.yield-clamped': r('issue 2', 'clamp an out-of-range yield rather than reject it', 'negative and huge yield_time_ms are clamped, not rejected'),
   'exec.environment': r('issue 2', 'Set PAGER=cat, GIT_PAGER=cat and a fixed terminal size; document the environment you set.', 'commands see PAGER=cat, GIT_PAGER=cat and a 200x50 terminal'),
   'exec.login-environment': r('002', 'In Local mode, commands run as the trusted logged-in host user with the captured developer environment. Linux and macOS use the captured login shell', 'local mode runs commands in the environment of the user\'s login shell', ['flags', 'local']),
-  'exec.no-lost-output': r('issue 2', 'a conformance test writes N bytes from a command that exits at once, 100 times, and every run receives exactly N', '100 runs of a command writing N bytes and exiting at once each deliver exactly N bytes', ['era-neutral']),
+  'exec.no-lost-output': portable('issue 2', 'a conformance test writes N bytes from a command that exits at once, 100 times, and every run receives exactly N', '100 runs of a command writing N bytes and exiting at once each deliver exactly N bytes', ['era-neutral']),
 
   // --- workdir rules (seed 002)
-  'workdir.required': r('002', 'the field is required;', 'exec_command and apply_patch without workdir fail with WORKDIR_REQUIRED'),
-  'workdir.absolute': r('002', 'it must be absolute;', 'a relative workdir fails with WORKDIR_NOT_ABSOLUTE'),
-  'workdir.exists': r('002', 'the directory must exist;', 'a missing workdir fails with WORKDIR_NOT_FOUND'),
-  'workdir.directory': r('DESIGN', 'Invalid workdir (missing, relative, not existing, not a directory) fails before any side effect, with an error that says which rule it broke.', 'a file as workdir fails with WORKDIR_NOT_A_DIRECTORY'),
-  'workdir.no-side-effect': r('002', 'invalid workdir input fails before the command/patch side effect.', 'a rejected call creates no file and starts nothing'),
+  'workdir.required': portable('002', 'the field is required;', 'apply_patch without workdir fails with nothing written; exec_command without workdir fails likewise, or runs where its result\'s cwd says (a server with a default workdir, as seed 000 allows)'),
+  'workdir.absolute': portable('002', 'it must be absolute;', 'a relative workdir fails (isError) for exec_command and apply_patch, with nothing written'),
+  'workdir.exists': portable('002', 'the directory must exist;', 'a workdir that does not exist fails (isError) for exec_command and apply_patch, with nothing written'),
+  'workdir.directory': portable('DESIGN', 'Invalid workdir (missing, relative, not existing, not a directory) fails before any side effect, with an error that says which rule it broke.', 'a file as workdir fails (isError) for exec_command and apply_patch, with nothing written'),
+  'workdir.no-side-effect': portable('002', 'invalid workdir input fails before the command/patch side effect.', 'a call rejected for its workdir (relative, missing, a file; apply_patch also without one) creates no file and starts nothing'),
   'workdir.default': r('DESIGN', 'required, unless zodexd is started with --default-workdir DIR; then exec_command may omit it. apply_patch always requires it.', 'with --default-workdir, exec_command may omit workdir; apply_patch still may not', ['flags']),
+  'workdir.required-exec': r('DESIGN', 'required, unless zodexd is started with --default-workdir DIR', 'zodexd started without --default-workdir: exec_command without workdir fails with WORKDIR_REQUIRED and runs nothing', ['flags']),
 
   // --- tool inputs: every argument that cannot be honoured exactly is refused (issue 12)
-  'inputs.bounded-quotes': r('issue 12', 'Error texts quote at most ~200 characters of any input, then say how many more there were.', 'a 1 MB session_handle and a 4 MB workdir get error texts under 1 KB that say how many more characters there were'),
-  'inputs.unknown-argument': r('issue 12', 'unknown argument names (say which, and the nearest valid name: "`timeout`: did you mean `timeout_ms`?")', 'an unknown argument name gets UNKNOWN_ARGUMENT naming it and the nearest valid name, nothing runs; every input schema says additionalProperties false'),
-  'inputs.nul': r('issue 12', 'A NUL byte in `cmd` runs a different command. `"echo A\u0000; touch X"` runs only `echo A`', 'a NUL in cmd or workdir gets NUL_CHARACTER naming the field; nothing runs, no X is created'),
-  'inputs.surrogate-cmd': r('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word', 'a lone surrogate in cmd gets INVALID_UNICODE naming cmd and the position; nothing runs'),
-  'inputs.surrogate-chars': r('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word', 'a lone surrogate in chars gets INVALID_UNICODE; nothing is typed, the session still runs'),
-  'inputs.surrogate-patch': r('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word, also in the files apply_patch writes.', 'a lone surrogate in a patch gets INVALID_UNICODE naming patch; no file is written'),
-  'inputs.coded-errors': r('issue 12', 'Every input that cannot be honoured exactly gets an `isError` result (or a JSON-RPC error where no tool runs) with a stable code, naming the field, what was wrong and how to fix it', 'missing, mistyped and out-of-range arguments get isError "CODE: message" results naming the field, one text per condition whichever check finds it; non-object arguments get JSON-RPC -32602 and the server keeps serving'),
+  'inputs.bounded-quotes': surface('issue 12', 'Error texts quote at most ~200 characters of any input, then say how many more there were.', 'a 1 MB session_handle and a 4 MB workdir get error texts under 1 KB that say how many more characters there were'),
+  'inputs.unknown-argument': surface('issue 12', 'unknown argument names (say which, and the nearest valid name: "`timeout`: did you mean `timeout_ms`?")', 'an unknown argument name gets UNKNOWN_ARGUMENT naming it and the nearest valid name, nothing runs; every input schema says additionalProperties false'),
+  'inputs.nul': surface('issue 12', 'A NUL byte in `cmd` runs a different command. `"echo A\u0000; touch X"` runs only `echo A`', 'a NUL in cmd or workdir gets NUL_CHARACTER naming the field; nothing runs, no X is created'),
+  'inputs.surrogate-cmd': surface('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word', 'a lone surrogate in cmd gets INVALID_UNICODE naming cmd and the position; nothing runs'),
+  'inputs.surrogate-chars': surface('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word', 'a lone surrogate in chars gets INVALID_UNICODE; nothing is typed, the session still runs'),
+  'inputs.surrogate-patch': surface('issue 12', 'Lone surrogates in `cmd`, `chars` or patch text become U+FFFD without a word, also in the files apply_patch writes.', 'a lone surrogate in a patch gets INVALID_UNICODE naming patch; no file is written'),
+  'inputs.coded-errors': surface('issue 12', 'Every input that cannot be honoured exactly gets an `isError` result (or a JSON-RPC error where no tool runs) with a stable code, naming the field, what was wrong and how to fix it', 'missing, mistyped and out-of-range arguments get isError "CODE: message" results naming the field, one text per condition whichever check finds it; non-object arguments get JSON-RPC -32602 and the server keeps serving'),
 
   // --- write_stdin (seeds 000, 002)
-  'stdin.poll': r('002', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state.', 'polling returns new output, then the exit'),
-  'stdin.output-since-last': r('DESIGN', 'output: the output since the previous call on this session', 'each result carries only output not returned before'),
-  'stdin.input': r('002', 'For an interactive prompt: chars: "y\\n"', 'typed characters reach the program and its answer comes back'),
+  'stdin.poll': portable('002', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state.', 'polling returns new output, then the exit'),
+  'stdin.output-since-last': portable('DESIGN', 'output: the output since the previous call on this session', 'each result carries only output not returned before'),
+  'stdin.input': portable('002', 'For an interactive prompt: chars: "y\\n"', 'typed characters reach the program and its answer comes back'),
   'stdin.answer': r('002', 'Send input … For an interactive prompt: chars: "y\\n"', 'typed input returns as soon as the program answers (not at the yield), and the echo of the input alone is no answer'),
-  'stdin.kill': r('002', 'Kill it kill_process: true', 'kill_process ends the command; the result says killed'),
+  'stdin.kill': portable('002', 'Kill it kill_process: true', 'kill_process ends the command; the result says killed'),
   'stdin.kill-grandchildren': r('issue 2', 'No process outlives the server; killing reaches grandchildren.', 'kill_process also ends grandchildren and background jobs'),
-  'stdin.unknown-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a made-up handle fails with UNKNOWN_SESSION'),
-  'stdin.spent-handle': r('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a handle whose exit was reported fails with UNKNOWN_SESSION'),
-  'stdin.handle-not-conversation': r('002', 'A session handle is a process continuation capability. It is not a ChatGPT conversation ID.', 'a handle works from another conversation of the same server', ['http']),
+  'stdin.unknown-handle': portable('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a made-up handle is an isError result'),
+  'stdin.spent-handle': portable('issue 2', 'An unknown handle, or one whose exit was already reported, is an error with code UNKNOWN_SESSION', 'a handle whose exit was reported is an isError result'),
+  'stdin.handle-not-conversation': portable('002', 'A session handle is a process continuation capability. It is not a ChatGPT conversation ID.', 'a handle works from another conversation of the same server', ['http']),
 
   // --- transports (seed 003)
   'transport.same-tools': r('003', 'The tool set is identical either way — the transport changes only who may connect and from where.', 'tools/list over stdio and over HTTP are identical', ['local', 'era-neutral']),
@@ -157,7 +186,7 @@ export const REQUIREMENTS = {
 
   // --- long and interactive commands (issue 13)
   'wait.max-yield': r('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …); a longer yield_time_ms is clamped, never rejected, and the result says what was used. A command still running at the cap returns running with its handle as now.', 'with --max-yield-ms 1500 a longer yield returns running with its handle at the cap, yield_time_ms 1500 in the result, on exec_command and write_stdin', ['flags']),
-  'wait.max-yield-default': r('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …)', 'by default a yield_time_ms above 30 000 is reported as clamped to 30 000, and one within it carries no yield_time_ms'),
+  'wait.max-yield-default': surface('issue 13', 'The yield is capped by --max-yield-ms (default 30 000 …)', 'by default a yield_time_ms above 30 000 is reported as clamped to 30 000, and one within it carries no yield_time_ms'),
   'wait.input.read': r('issue 13', 'Detected, each with a test: a shell read', 'a shell read -p prompt returns at once: running, waiting_for_input true, the prompt in output', ['local', 'era-neutral']),
   'wait.input.read-silent': r('issue 13', 'a password prompt that reads with echo off (read -s, the way sudo asks)', 'read -s returns at once with waiting_for_input true, and typing the answer returns at the next prompt', ['local', 'era-neutral']),
   'wait.input.python': r('issue 13', "Python's input()", "python3 -c 'input()' returns at once with waiting_for_input true", ['local', 'era-neutral']),
@@ -172,28 +201,28 @@ export const REQUIREMENTS = {
   'cancel.stdio-close': r('issue 13', 'State one rule for a cancelled call on both transports (… a closed stdio)', 'closing stdin during an exec_command call ends zodexd and kills the command', ['stdio', 'local']),
 
   // --- output that never floods (seed 002, issue 3)
-  'spill.inline': r('002', 'Command output is bounded for model delivery.', 'output within the inline limit comes back whole, with no output_file', ['era-neutral']),
-  'spill.large-output': r('002', 'When a command exceeds the inline output limit, Zodex keeps the tool call responsive, writes the decoded PTY stream to a private temporary file, and returns a short tail preview plus output_file, output_chars, output_lines, and output_file_truncated.', '3 MB of output: a 0600 file in a 0700 folder holding the whole stream, exact counts, a preview ending with the last marker', ['era-neutral']),
-  'spill.cap': r('002', 'Spill files are capped at 16 MiB each … the saved file contains the first 16 MiB while the returned tail preview still reflects the latest output and the counts describe the full stream.', '20 MiB of output: the file is exactly the first 16 MiB, truncated is true, counts cover 20 MiB, the preview ends with the last marker', ['era-neutral']),
-  'spill.later-results': r('issue 3', 'every later result of that session carries output_file, output_chars and output_lines for the whole stream so far', 'a running session that spilled reports the file and growing counts on every poll', ['era-neutral']),
+  'spill.inline': portable('002', 'Command output is bounded for model delivery.', 'output within the inline limit comes back whole, with no output_file', ['era-neutral']),
+  'spill.large-output': portable('002', 'When a command exceeds the inline output limit, Zodex keeps the tool call responsive, writes the decoded PTY stream to a private temporary file, and returns a short tail preview plus output_file, output_chars, output_lines, and output_file_truncated.', '3 MB of output: a 0600 file in a 0700 folder holding the whole stream, exact counts, a preview ending with the last marker', ['era-neutral']),
+  'spill.cap': portable('002', 'Spill files are capped at 16 MiB each … the saved file contains the first 16 MiB while the returned tail preview still reflects the latest output and the counts describe the full stream.', '20 MiB of output: the file is exactly the first 16 MiB, truncated is true, counts cover 20 MiB, the preview ends with the last marker', ['era-neutral']),
+  'spill.later-results': portable('issue 3', 'every later result of that session carries output_file, output_chars and output_lines for the whole stream so far', 'a running session that spilled reports the file and growing counts on every poll', ['era-neutral']),
   'spill.cleanup': r('002', 'stale files are cleaned up after 24 hours', 'at start, a spill file older than the max age is removed and a fresh one kept', ['flags', 'local', 'era-neutral']),
-  'spill.utf8-split': r('issue 3', 'UTF-8 split across read chunks decodes correctly (no U+FFFD for a split multi-byte character)', 'a character split across writes, reads and results arrives whole, in the preview and in the file', ['era-neutral']),
+  'spill.utf8-split': portable('issue 3', 'UTF-8 split across read chunks decodes correctly (no U+FFFD for a split multi-byte character)', 'a character split across writes, reads and results arrives whole, in the preview and in the file', ['era-neutral']),
   'spill.unwritable': r('issue 3', 'spill folder not writable or disk full → the command keeps running, the result says that spilling failed (a clear field or message), the preview still works, the server does not crash.', 'with an unusable spill folder the result carries output_file_error, the preview and counts still work', ['flags', 'local', 'era-neutral']),
-  'output.head': r('issue 18', 'Once a stream spills, `output` stays the tail preview seed 002 describes, and the result also carries `output_head`: the start of what is new (about 1 KiB, a flag), with one line saying how many lines and bytes lie between head and tail and where to read them. The two fit the preview budget a model sees today', '3 MB of numbered lines: output_head holds the first lines, output_omitted names lines A-B and a sed command whose lines join head and output into the whole stream; head and output fit 4 KiB', ['era-neutral']),
+  'output.head': surface('issue 18', 'Once a stream spills, `output` stays the tail preview seed 002 describes, and the result also carries `output_head`: the start of what is new (about 1 KiB, a flag), with one line saying how many lines and bytes lie between head and tail and where to read them. The two fit the preview budget a model sees today', '3 MB of numbered lines: output_head holds the first lines, output_omitted names lines A-B and a sed command whose lines join head and output into the whole stream; head and output fit 4 KiB', ['era-neutral']),
   'output.tail-file': r('issue 18', 'Past the cap, the file still holds the first 16 MiB (seed 002), and the last 1 MiB (a flag) of the stream stays readable in a second private file named in the result (`output_tail_file`), so both ends of any stream can be read.', 'past a small cap: output_tail_file is 0600 beside output_file and holds exactly the last bytes of the stream from output_tail_file_offset; output_omitted says which bytes were not kept and how to read the rest', ['flags', 'era-neutral']),
-  'output.progress': r('issue 18', '`\\r`-rewritten lines collapse to their last state in `output` and the preview (the spill file keeps the decoded stream as seed 002 says); counts are unchanged. A test with real progress output (e.g. a script that redraws a bar 10,000 times).', 'a shell loop redrawing a bar 10,000 times returns only its last state; the counts and the spill file keep every frame'),
-  'output.offset': r('issue 18', 'Every result carries `output_offset`: how many bytes of the stream have been delivered up to and including this result. `write_stdin` accepts `since_offset` to deliver again from there (from memory while the stream is small, from the spill file after), so a client that lost a reply loses no output.', 'offsets grow with each result; since_offset delivers the same bytes again, from memory and from the spill file; an offset past the end is SINCE_OFFSET_AHEAD, a malformed one SINCE_OFFSET_INVALID, and neither changes anything', ['era-neutral']),
+  'output.progress': surface('issue 18', '`\\r`-rewritten lines collapse to their last state in `output` and the preview (the spill file keeps the decoded stream as seed 002 says); counts are unchanged. A test with real progress output (e.g. a script that redraws a bar 10,000 times).', 'a shell loop redrawing a bar 10,000 times returns only its last state; the counts and the spill file keep every frame'),
+  'output.offset': surface('issue 18', 'Every result carries `output_offset`: how many bytes of the stream have been delivered up to and including this result. `write_stdin` accepts `since_offset` to deliver again from there (from memory while the stream is small, from the spill file after), so a client that lost a reply loses no output.', 'offsets grow with each result; since_offset delivers the same bytes again, from memory and from the spill file; an offset past the end is SINCE_OFFSET_AHEAD, a malformed one SINCE_OFFSET_INVALID, and neither changes anything', ['era-neutral']),
   'output.not-retained': r('issue 18', 'past what is retained, a clear error or a documented partial with a stable code', 'since_offset in bytes neither the spill file nor the tail keeps is SINCE_OFFSET_NOT_RETAINED, naming the kept ranges, and changes nothing', ['flags', 'era-neutral']),
 
   // --- apply_patch (seeds 000, 002, issue 4)
-  'patch.corpus': r('issue 4', 'Codex\'s scenarios are run the same way', 'every scenario of our corpus and of Codex\'s, sent through MCP, leaves exactly the expected tree', ['era-neutral']),
-  'patch.success-text': r('issue 4', 'Success text in Codex\'s form (Success. Updated the following files: then A/M/D lines)', 'a successful patch answers "Success. Updated the following files:" and one A/M/D line per file'),
-  'patch.partial': r('002', 'When a valid multi-file patch contains stale context in one file, Zodex still applies independent file operations that match. The MCP error text lists the files already changed and the specific operations that failed. … A successful file operation is not rolled back because a different file failed.', 'stale context in one file: the other files change, the error lists both sides and the fix', ['era-neutral']),
-  'patch.malformed': r('002', 'Malformed patch syntax is rejected before applying any file operations.', 'a malformed patch changes nothing and names the line and the valid forms', ['era-neutral']),
-  'patch.out-of-order': r('002', 'Within one file, Zodex only recovers out-of-order edits when all original regions match uniquely and do not overlap.', 'unique out-of-order chunks apply; overlapping ones are an error with no change', ['era-neutral']),
-  'patch.ambiguous': r('002', 'Ambiguous context stays an error; Zodex never guesses which occurrence the agent intended.', 'context matching two places is an error naming the candidate lines, and nothing changes', ['era-neutral']),
-  'patch.relative-paths': r('000', 'Relative paths in the patch are resolved against workdir.', 'relative paths land under workdir, in nested folders created as needed', ['era-neutral']),
-  'patch.absolute-paths': r('002', 'The declared workdir is routing context, not confinement: a deliberately absolute path in a supported patch/command can still reach elsewhere', 'an absolute path outside workdir is honoured', ['era-neutral']),
+  'patch.corpus': portable('issue 4', 'Codex\'s scenarios are run the same way', 'every scenario of our corpus and of Codex\'s, sent through MCP, leaves exactly the expected tree', ['era-neutral']),
+  'patch.success-text': surface('issue 4', 'Success text in Codex\'s form (Success. Updated the following files: then A/M/D lines)', 'a successful patch answers "Success. Updated the following files:" and one A/M/D line per file'),
+  'patch.partial': portable('002', 'When a valid multi-file patch contains stale context in one file, Zodex still applies independent file operations that match. The MCP error text lists the files already changed and the specific operations that failed. … A successful file operation is not rolled back because a different file failed.', 'stale context in one file: the other files change, nothing is rolled back, and the isError text names the changed files and the failed one', ['era-neutral']),
+  'patch.malformed': portable('002', 'Malformed patch syntax is rejected before applying any file operations.', 'each malformed patch (unknown header, empty update, no Begin or End, empty) is an isError result that changes nothing', ['era-neutral']),
+  'patch.out-of-order': portable('002', 'Within one file, Zodex only recovers out-of-order edits when all original regions match uniquely and do not overlap.', 'unique out-of-order chunks apply; overlapping ones are an isError result with no change', ['era-neutral']),
+  'patch.ambiguous': portable('002', 'Ambiguous context stays an error; Zodex never guesses which occurrence the agent intended.', 'context matching two places is an isError result, and nothing changes', ['era-neutral']),
+  'patch.relative-paths': portable('000', 'Relative paths in the patch are resolved against workdir.', 'relative paths land under workdir, in nested folders created as needed', ['era-neutral']),
+  'patch.absolute-paths': portable('002', 'The declared workdir is routing context, not confinement: a deliberately absolute path in a supported patch/command can still reach elsewhere', 'an absolute path outside workdir (in another folder of the workspace) is honoured', ['era-neutral']),
   'patch.crash-temp-swept': r('issue 12', 'A SIGKILL mid-patch leaves temp files (`.NAME.zodex-XXXX.tmp`, up to 65 KB of partial content) beside the targets forever. … temp files from a crash never accumulate (swept by the next apply in that folder, or journaled under the state dir and swept at start; your call, documented).', 'zodexd SIGKILLed while writing a big file leaves a temp file; the next zodexd\'s first apply in that folder removes it', ['local', 'era-neutral']),
   'patch.concurrent-writer': r('issue 12', 'A file that changed between read and rename (size, mtime or inode) fails that operation with its own code and a message saying another process wrote it; the other operations still apply.', 'a shell appending 20,000 lines while patches rewrite the file: each patch applies or fails with FILE_CHANGED_DURING_PATCH, and no line is lost', ['era-neutral']),
 
@@ -284,36 +313,78 @@ const TAG_OF_NEED: Record<Need, string> = {
   'era-neutral': '@era-neutral',
 };
 
+// What the table says when a target cannot run a requirement that needs this.
+const NEED_REASON: Record<Need, string> = {
+  flags: 'starts zodexd with flags of its own: runs against a zodexd the suite starts (npm test in a zodex checkout)',
+  local: 'looks at the server process from outside: runs against a zodexd the suite starts (npm test in a zodex checkout)',
+  stdio: 'a behaviour of the stdio transport',
+  http: 'a behaviour of the HTTP transport',
+  browser: 'proved in a browser, by the browser project of a zodex checkout',
+  container: 'proved by the container project of a zodex checkout',
+  sandbox: 'proved against zodexd in a container, by the sandbox project',
+  'local-mode': 'a behaviour of zodex\'s Local mode, which a server the suite did not start need not run',
+  legacy: 'the 2025-11-25 wire: the 2026-07-28 client proves its modern.* counterpart',
+  modern: 'the 2026-07-28 wire: run with --protocol modern',
+  'era-neutral': 'the same engine code in either era: proved once, by the 2025-11-25 projects',
+};
+
 export function tagsFor(id: RequirementId): string[] {
   const entry: Requirement = REQUIREMENTS[id];
-  return (entry.needs ?? []).map((need) => TAG_OF_NEED[need]);
+  return [`@${entry.profile}`, ...(entry.needs ?? []).map((need) => TAG_OF_NEED[need])];
 }
 
-// The project-level filters: which tags a target cannot run. A project named TARGET-modern runs
-// TARGET with the suite's client speaking 2026-07-28 (harness/modern.ts).
-const TARGET_EXCLUDED: Record<string, RegExp[]> = {
-  stdio: [/@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
-  http: [/@stdio-only/, /@browser/, /@container-only/, /@sandbox-only/],
-  'remote-stdio': [/@flags/, /@local/, /@http-only/, /@browser/, /@container-only/, /@sandbox-only/],
-  'remote-http': [/@flags/, /@local/, /@stdio-only/, /@browser/, /@container-only/, /@sandbox-only/],
-  container: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@sandbox-only/],
-  sandbox: [/@flags/, /@local/, /@stdio-only/, /@browser/, /@container-only/, /@local-mode/],
+// A tag as a pattern for a project's grepInvert: the whole tag, so @local is not @local-mode.
+const tagPattern = (tag: string): RegExp => new RegExp(`${tag}(?![\\w-])`);
+
+// What each target cannot run. A project named TARGET-modern runs TARGET with the suite's client
+// speaking 2026-07-28 (harness/modern.ts). Remote targets are servers the suite did not start.
+const TARGET_EXCLUDED: Record<string, Need[]> = {
+  stdio: ['http', 'browser', 'container', 'sandbox'],
+  http: ['stdio', 'browser', 'container', 'sandbox'],
+  'remote-stdio': ['flags', 'local', 'local-mode', 'http', 'browser', 'container', 'sandbox'],
+  'remote-http': ['flags', 'local', 'local-mode', 'stdio', 'browser', 'container', 'sandbox'],
+  container: ['flags', 'local', 'local-mode', 'stdio', 'browser', 'sandbox'],
+  sandbox: ['flags', 'local', 'local-mode', 'stdio', 'browser', 'container'],
 };
 // ZODEX_CONFORMANCE_ALL_ERAS=1: the -modern projects also run the era-neutral requirements, so the
-// whole table is proved in the 2026-07-28 era too (CI runs them once, in the legacy projects).
+// whole table is proved in the 2026-07-28 era too (CI runs them once, in the legacy projects; the
+// runner sets it, since against a server it did not start it has one project only).
 const ALL_ERAS = process.env.ZODEX_CONFORMANCE_ALL_ERAS === '1';
+function excludedNeeds(target: string): Need[] {
+  const base = TARGET_EXCLUDED[target.replace(/-modern$/, '')] ?? [];
+  if (!target.endsWith('-modern')) return [...base, 'modern'];
+  return [...base, 'legacy', ...(ALL_ERAS ? [] : ['era-neutral' as const])];
+}
+
+// The profiles this run holds a target to (the runner's --profile), by default all three.
+export function selectedProfiles(): Profile[] {
+  const chosen = (process.env.ZODEX_CONFORMANCE_PROFILES ?? '').split(',').filter(Boolean);
+  const unknown = chosen.filter((name) => !PROFILES.includes(name as Profile));
+  if (unknown.length > 0) throw new Error(`unknown profile ${JSON.stringify(unknown[0])} in ZODEX_CONFORMANCE_PROFILES: the profiles are ${PROFILES.join(', ')}`);
+  return chosen.length > 0 ? (chosen as Profile[]) : [...PROFILES];
+}
+
 export const EXCLUDED_TAGS: Record<string, RegExp[]> = Object.fromEntries(
-  Object.entries(TARGET_EXCLUDED).flatMap(([target, tags]) => [
-    [target, [...tags, /@modern-only/]],
-    [`${target}-modern`, [...tags, /@legacy-only/, ...(ALL_ERAS ? [] : [/@era-neutral/])]],
-  ]),
+  Object.keys(TARGET_EXCLUDED)
+    .flatMap((target) => [target, `${target}-modern`])
+    .map((target) => [
+      target,
+      [...excludedNeeds(target).map((need) => tagPattern(TAG_OF_NEED[need])), ...PROFILES.filter((profile) => !selectedProfiles().includes(profile)).map((profile) => tagPattern(`@${profile}`))],
+    ]),
 );
 
 // Targets that run only the requirements carrying their tag (the project's grep).
 export const ONLY_TAGS: Record<string, RegExp> = { browser: /@browser/ };
 
+// Why `target` does not run requirement `id` in this run, or undefined when it does.
+export function notApplicable(id: RequirementId, target: string): string | undefined {
+  const entry: Requirement = REQUIREMENTS[id];
+  if (!selectedProfiles().includes(entry.profile)) return `profile ${entry.profile} not selected (--profile ${selectedProfiles().join(',')})`;
+  if (target === 'browser') return (entry.needs ?? []).includes('browser') ? undefined : 'not a browser requirement: proved by the other projects';
+  const need = (entry.needs ?? []).find((candidate) => excludedNeeds(target).includes(candidate));
+  return need === undefined ? undefined : NEED_REASON[need];
+}
+
 export function appliesTo(id: RequirementId, target: string): boolean {
-  const only = ONLY_TAGS[target];
-  if (only) return tagsFor(id).some((tag) => only.test(tag));
-  return !tagsFor(id).some((tag) => (EXCLUDED_TAGS[target] ?? []).some((pattern) => pattern.test(tag)));
+  return notApplicable(id, target) === undefined;
 }

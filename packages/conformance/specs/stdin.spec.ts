@@ -1,11 +1,12 @@
 // write_stdin: polling, typing, killing (grandchildren too), and spent or unknown handles.
 
 import { expect, requirement } from '../harness/fixtures.js';
-import { structuredOf, textOf } from '../harness/zodex.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { structuredOf, textOf, type Zodex } from '../harness/zodex.js';
 
 requirement('stdin.poll', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 1; echo three', workdir: '/', yield_time_ms: 300 });
+  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 1; echo three', workdir: z.root, yield_time_ms: 300 });
   expect(first.status).toBe('running');
   const { result, output } = await z.finish(first, 800);
   expect(output).toBe('one\ntwo\nthree\n');
@@ -15,7 +16,7 @@ requirement('stdin.poll', async ({ zodex }) => {
 
 requirement('stdin.output-since-last', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'echo a; sleep 0.6; echo b; sleep 0.6; echo c', workdir: '/', yield_time_ms: 300 });
+  const first = await z.exec({ cmd: 'echo a; sleep 0.6; echo b; sleep 0.6; echo c', workdir: z.root, yield_time_ms: 300 });
   expect(first.output).toBe('a\n');
   const second = await z.write({ session_handle: first.session_handle!, yield_time_ms: 600 });
   expect(second.output).toBe('b\n');
@@ -26,7 +27,7 @@ requirement('stdin.output-since-last', async ({ zodex }) => {
 
 requirement('stdin.input', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'printf "continue? "; read answer; echo "answer=$answer"', workdir: '/', yield_time_ms: 500 });
+  const first = await z.exec({ cmd: 'printf "continue? "; read answer; echo "answer=$answer"', workdir: z.root, yield_time_ms: 500 });
   expect(first).toMatchObject({ status: 'running', output: 'continue? ' });
   const second = await z.write({ session_handle: first.session_handle!, chars: 'y\n', yield_time_ms: 5_000 });
   expect(second.status).toBe('exited');
@@ -35,7 +36,7 @@ requirement('stdin.input', async ({ zodex }) => {
 
 requirement('stdin.kill', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'trap "" TERM INT HUP; echo stubborn; while :; do sleep 1; done', workdir: '/', yield_time_ms: 500 });
+  const first = await z.exec({ cmd: 'trap "" TERM INT HUP; echo stubborn; while :; do sleep 1; done', workdir: z.root, yield_time_ms: 500 });
   expect(first.status).toBe('running');
   const killed = await z.write({ session_handle: first.session_handle!, kill_process: true });
   expect(killed).toMatchObject({ status: 'exited', termination_reason: 'killed' });
@@ -60,29 +61,42 @@ requirement('stdin.kill-grandchildren', async ({ zodex }) => {
   await z.sh(`kill $(cat '${dir}/other-session-parent') 2>/dev/null; true`);
 });
 
+const MADE_UP_HANDLES = ['zs_AAAAAAAAAAAAAAAAAAAAAAAA', '1234', 'session-token'];
+
+// write_stdin on a handle whose command ran to its end and was reported exited.
+async function spentHandleResult(z: Zodex): Promise<CallToolResult> {
+  const first = await z.exec({ cmd: 'sleep 0.5; echo done', workdir: z.root, yield_time_ms: 100 });
+  expect(first.status).toBe('running');
+  const { result } = await z.finish(first);
+  expect(result.status).toBe('exited');
+  return z.call('write_stdin', { session_handle: first.session_handle!, yield_time_ms: 10 });
+}
+
 requirement('stdin.unknown-handle', async ({ zodex }) => {
   const z = await zodex();
-  for (const handle of ['zs_AAAAAAAAAAAAAAAAAAAAAAAA', '1234', 'session-token']) {
+  for (const handle of MADE_UP_HANDLES) {
     const result = await z.call('write_stdin', { session_handle: handle, yield_time_ms: 10 });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^UNKNOWN_SESSION: /);
+    expect(result.isError, `${handle}: ${textOf(result).slice(0, 300)}`).toBe(true);
   }
 });
 
 requirement('stdin.spent-handle', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'sleep 0.5; echo done', workdir: '/', yield_time_ms: 100 });
-  expect(first.status).toBe('running');
-  const { result } = await z.finish(first);
-  expect(result.status).toBe('exited');
-  const again = await z.call('write_stdin', { session_handle: first.session_handle!, yield_time_ms: 10 });
-  expect(again.isError).toBe(true);
-  expect(textOf(again)).toMatch(/^UNKNOWN_SESSION: .*exec_command/);
+  const again = await spentHandleResult(z);
+  expect(again.isError, textOf(again).slice(0, 300)).toBe(true);
+});
+
+requirement('surface.session-codes', async ({ zodex }) => {
+  const z = await zodex();
+  for (const handle of MADE_UP_HANDLES) {
+    expect(textOf(await z.call('write_stdin', { session_handle: handle, yield_time_ms: 10 }))).toMatch(/^UNKNOWN_SESSION: /);
+  }
+  expect(textOf(await spentHandleResult(z))).toMatch(/^UNKNOWN_SESSION: .*exec_command/);
 });
 
 requirement('stdin.handle-not-conversation', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'read line; echo "got $line"', workdir: '/', yield_time_ms: 200 });
+  const first = await z.exec({ cmd: 'read line; echo "got $line"', workdir: z.root, yield_time_ms: 200 });
   expect(first.status).toBe('running');
   // a second conversation (a second MCP session on the same server) continues the process
   const { connectHttp } = await import('../harness/target.js');
@@ -100,21 +114,21 @@ requirement('stdin.handle-not-conversation', async ({ zodex }) => {
 
 requirement('stdin.answer', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'while read line; do echo "got $line"; done', workdir: '/', yield_time_ms: 300 });
+  const first = await z.exec({ cmd: 'while read line; do echo "got $line"; done', workdir: z.root, yield_time_ms: 300 });
   expect(first.status).toBe('running');
   let started = Date.now();
   const answer = await z.write({ session_handle: first.session_handle!, chars: 'hello\n', yield_time_ms: 20_000 });
   expect(Date.now() - started).toBeLessThan(5_000);
   expect(answer).toMatchObject({ status: 'running', output: 'hello\ngot hello\n' });
   // the echo arrives at once; the answer a second later: the call waits for the answer
-  const slow = await z.exec({ cmd: 'read line; sleep 1; echo "late $line"; sleep 30', workdir: '/', yield_time_ms: 300 });
+  const slow = await z.exec({ cmd: 'read line; sleep 1; echo "late $line"; sleep 30', workdir: z.root, yield_time_ms: 300 });
   started = Date.now();
   const late = await z.write({ session_handle: slow.session_handle!, chars: 'x\n', yield_time_ms: 20_000 });
   expect(Date.now() - started).toBeGreaterThanOrEqual(900);
   expect(Date.now() - started).toBeLessThan(8_000);
   expect(late.output).toBe('x\nlate x\n');
   // without echo (as a password prompt reads) the answer still ends the wait
-  const silent = await z.exec({ cmd: 'stty -echo; read secret; echo "length ${#secret}"; sleep 30', workdir: '/', yield_time_ms: 300 });
+  const silent = await z.exec({ cmd: 'stty -echo; read secret; echo "length ${#secret}"; sleep 30', workdir: z.root, yield_time_ms: 300 });
   const quiet = await z.write({ session_handle: silent.session_handle!, chars: 'hunter2\n', yield_time_ms: 20_000 });
   expect(quiet.output).toBe('length 7\n');
   for (const handle of [first.session_handle!, slow.session_handle!, silent.session_handle!]) await z.write({ session_handle: handle, kill_process: true });
