@@ -52,8 +52,11 @@ int main(int argc, char **argv) {
   close_inherited();
   if (argc == 3 && strcmp(argv[1], "--zygote") == 0) return zygote(argv[0], argv[2]);
   if (argc == 2 && strcmp(argv[1], "--decode") == 0) return decode_only();
+  if (argc >= 4 && strcmp(argv[1], "--probe") == 0) return probe(argv[2], &argv[3]);
+  if (argc >= 3 && strcmp(argv[1], "--exec") == 0) return exec_confined(&argv[2]);
   if (argc < 3 || (strcmp(argv[2], "--standby") == 0 && argc != 4)) {
-    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET | zodex-spawn --zygote SOCKET\n");
+    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET | zodex-spawn --zygote SOCKET\n"
+                    "       zodex-spawn --probe DIR PROGRAM [ARGS...] | zodex-spawn --exec PROGRAM [ARGS...]\n");
     return 127;
   }
   if (strcmp(argv[2], "--standby") == 0) return standby(argv[1], argv[3]);
