@@ -15,7 +15,8 @@ import { TailRings } from '../liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
 import { openStore } from '../store/index.js';
 import type { Config } from './config/defaults.js';
-import { engineOptions, environmentPolicy, serverOptions, spillOptions } from './options.js';
+import { prepareBounds } from './bounds.js';
+import { engineOptions, serverOptions, spillOptions } from './options.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -38,7 +39,7 @@ export function spawnHelperPath(): string {
   return process.env.ZODEX_SPAWN_HELPER ?? path.resolve(here, '../../build/Release/zodex-spawn');
 }
 
-export function createRuntime(config: Config, log: (message: string) => void): Runtime {
+export async function createRuntime(config: Config, log: (message: string) => void): Promise<Runtime> {
   const spawnHelper = spawnHelperPath();
   try {
     fs.accessSync(spawnHelper, fs.constants.X_OK);
@@ -46,15 +47,18 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     throw new Error(`the PTY helper ${spawnHelper} is missing or not executable; run \`npm ci\` (or \`npm run build\`) to build it`);
   }
   const shellPath = pickShell(config.mode);
-  const policy = environmentPolicy(config);
-  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log }) : undefined;
-  const shell = capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy));
+  // First, before any command can run: what confines them (refuses to start when it cannot).
+  const bounds = await prepareBounds(config, { spawnHelper, shell: shellPath, log });
+  for (const line of bounds.describe) log(line);
+  const policy = bounds.environment;
+  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, ...(bounds.runner ? { runner: bounds.runner } : {}) }) : undefined;
+  const shell = (capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy))).then((setup) => bounds.finish(setup));
   const spill = new SpillStore(spillOptions(config));
   spill.startCleanup(log);
   const store = openStore({ stateDir: config.stateDir, warn: log });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
   const tails = new TailRings();
-  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log }), {
+  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log, refusals: bounds.refusals }), {
     onSessionStart: (session) => {
       tails.track(session);
       store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd });
@@ -80,6 +84,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
     store,
     serverId,
     control,
+    patches: bounds.patches,
     ready: liveboard.then(() => undefined),
     log,
     killCommands,
@@ -91,6 +96,7 @@ export function createRuntime(config: Config, log: (message: string) => void): R
         await killCommands();
         await control.close();
         store.close();
+        bounds.close();
       })()),
   };
 }

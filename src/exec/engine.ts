@@ -15,7 +15,7 @@ import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output.js';
 import { openLaunchers, type Launchers } from './launcher.js';
 import type { PtyProcess } from './pty.js';
-import { Session, type SessionReport, type WaitOptions } from './session.js';
+import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './spill.js';
 
 export interface EngineOptions {
@@ -34,6 +34,8 @@ export interface EngineOptions {
   log?: (message: string) => void;
   // false: never make a cgroup (the /proc sweep alone); default true
   cgroups?: boolean;
+  // With a sandbox or the network off: how a result names what the sandbox refused.
+  refusals?: RefusalNotes | undefined;
 }
 
 export interface StartRequest {
@@ -124,6 +126,7 @@ export class ExecEngine {
         openSpill: () => this.options.spill.create(),
         cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
         inputProbe: createInputProbe(pty.pid),
+        refusals: this.options.refusals,
       },
       pty,
     );

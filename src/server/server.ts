@@ -50,6 +50,7 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation): To
     defaultWorkdir: limits.defaultWorkdir,
     maxExecTimeoutMs: limits.maxExecTimeoutMs,
     maxYieldMs: limits.maxYieldMs,
+    patches: runtime.patches,
     call: callControl(extra),
   });
   const setup = { limits, annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool), conversation, context };

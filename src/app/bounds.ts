@@ -1,0 +1,274 @@
+// The bounds of one zodexd, prepared at start from the Config: the write mode, the sandbox and the
+// network switch turned into the Confinement zodex-spawn applies to every command, the
+// environment rule, apply_patch's rule and the words a result uses for a refusal. Flow:
+// prepareBounds -> (confined) a private folder, the stores, pins, redacted startup files, the
+// publisher's mode and token file -> probe (refuse to start when a step cannot be taken) ->
+// commands; finish(setup) once the login shell's environment is known (its HOME, its tokens).
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isConfined, UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../bounds/confinement.js';
+import { isGoverned, WRITE_MODE_ENV } from '../bounds/modes.js';
+import { loadReadCredentials, readCredentialEnv } from '../bounds/readcreds.js';
+import { registerSecret } from '../bounds/secrets.js';
+import { candidateFiles, redactedCopies, tokenValuesIn } from '../bounds/startfiles.js';
+import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, TOKEN_VARIABLES } from '../bounds/stores.js';
+import { probeAdvice, probeConfinement } from '../exec/confine.js';
+import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
+import type { RefusalNotes } from '../exec/session.js';
+import { CONFINE_ENV, encodeConfinement } from '../exec/wire.js';
+import { sendPublisherRequest } from '../publisher/client.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../publisher/paths.js';
+import { statusResultSchema } from '../publisher/protocol.js';
+import type { Config } from './config/defaults.js';
+
+const FOLDER_PREFIX = 'zodex-bounds-';
+// How long zodexd waits for a publisher's status at start (a daemon that answers at all answers at once).
+const PUBLISHER_STATUS_TIMEOUT_MS = 2_000;
+
+export class BoundsError extends Error {
+  override name = 'BoundsError';
+}
+
+export interface Bounds {
+  // What every command's environment loses and gets (the confinement entry included).
+  environment: EnvironmentPolicy;
+  // The login shell runs under zodex-spawn --exec with the same confinement, or undefined.
+  runner: string[] | undefined;
+  // The login shell's environment, completed: its stores and token values taken into account.
+  finish(setup: ShellSetup): ShellSetup;
+  patches: PatchBounds;
+  refusals: RefusalNotes | undefined;
+  // Lines for the start log: the write mode, the sandbox, what confines.
+  describe: string[];
+  close(): void;
+}
+
+// Where the sandbox lets a command write, in words.
+export function writableWhere(config: Pick<Config, 'sandbox' | 'writableRoots'>): string {
+  return config.sandbox === 'workspace-write'
+    ? `writes are allowed only under the workdir, /tmp (private to zodexd)${config.writableRoots.length > 0 ? ` and ${config.writableRoots.join(', ')}` : ''}`
+    : 'writes are allowed only under /tmp (private to zodexd)';
+}
+
+// The server instructions' sentence on the bounds (the write mode; the sandbox and the network
+// when confined): what a model needs to pick the route that can work.
+export function boundsInstruction(config: Pick<Config, 'writeMode' | 'sandbox' | 'writableRoots' | 'sandboxNetwork'>): string {
+  const mode =
+    config.writeMode === 'direct'
+      ? 'Write mode direct: commands push with the user\'s own credentials.'
+      : `Write mode ${config.writeMode}: commands cannot reach git or GitHub write credentials${config.writeMode === 'publish-pr' ? '; open pull requests with zodex-agent github publish-pr' : '; nothing can be pushed'}.`;
+  return [mode, config.sandbox !== 'off' ? `Sandbox ${config.sandbox}: ${writableWhere(config)}.` : '', config.sandboxNetwork === 'off' ? 'The network is off for commands.' : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
+function homesOf(env: Readonly<Record<string, string | undefined>>): string[] {
+  const homes = [env.HOME, os.userInfo().homedir].filter((home): home is string => !!home && path.isAbsolute(home)).map((home) => path.normalize(home));
+  return [...new Set(homes)];
+}
+
+function writableParent(dir: string): boolean {
+  try {
+    fs.accessSync(path.dirname(dir), fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The publisher's answer to `status`, if one listens at `socket` and answers within the timeout.
+async function publisherStatus(socket: string): Promise<{ mode: string; tokenFile?: string | undefined } | undefined> {
+  try {
+    const response = await sendPublisherRequest(socket, { op: 'status' }, `zodexd-${process.pid}`, PUBLISHER_STATUS_TIMEOUT_MS);
+    if (!response.ok) return undefined;
+    const status = statusResultSchema.safeParse(response.result);
+    return status.success ? status.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// Removes the folders of zodexd's that ended without removing theirs (their pid is gone).
+function sweepStale(tmp: string): void {
+  for (const name of fs.readdirSync(tmp, { withFileTypes: true })) {
+    const match = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name.name);
+    if (!match || !name.isDirectory()) continue;
+    try {
+      process.kill(Number(match[1]), 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(tmp, name.name), { recursive: true, force: true });
+    }
+  }
+}
+
+export async function prepareBounds(config: Config, built: { spawnHelper: string; shell: string; log: (message: string) => void }): Promise<Bounds> {
+  const governed = isGoverned(config.writeMode);
+  const networkOff = config.sandboxNetwork === 'off';
+  const removed = ['ZODEX_AUTH_TOKEN', ...PUBLISHER_SECRET_ENV, ...(governed ? [...TOKEN_VARIABLES, ...AGENT_VARIABLES] : [])];
+  const modeLine = `write mode: ${config.writeMode}${config.writeModeSource === 'the default' ? ' (the default)' : ''}`;
+  if (!governed && config.sandbox === 'off' && !networkOff) {
+    return {
+      environment: { remove: removed, set: { [WRITE_MODE_ENV]: config.writeMode } },
+      runner: undefined,
+      finish: (setup) => setup,
+      patches: UNBOUNDED_PATCHES,
+      refusals: undefined,
+      describe: [`${modeLine}: commands run as this user, unconfined (credential stores, pushes and the network are theirs); sandbox: off`],
+      close: () => {},
+    };
+  }
+  if (process.platform !== 'linux') {
+    throw new BoundsError(
+      `${governed ? `--write-mode ${config.writeMode}` : `--sandbox ${config.sandbox}`} needs Linux (namespaces, Landlock, seccomp) to confine commands, and this is ${process.platform}; ` +
+        'start zodexd with --write-mode direct --sandbox off --sandbox-network on to run commands unconfined, as your user',
+    );
+  }
+
+  const tmp = os.tmpdir();
+  try {
+    sweepStale(tmp);
+  } catch {
+    // another zodexd sweeping at the same time, or an unreadable temp dir: nothing to do
+  }
+  const folder = fs.mkdtempSync(path.join(tmp, `${FOLDER_PREFIX}${process.pid}-`));
+  const close = () => fs.rmSync(folder, { recursive: true, force: true });
+  try {
+    const privateTmp = config.sandbox === 'off' ? undefined : path.join(folder, 'tmp');
+    if (privateTmp) {
+      fs.mkdirSync(privateTmp);
+      fs.chmodSync(privateTmp, 0o1777);
+    }
+
+    // The publisher: its socket stays reachable in publish-pr (and in direct mode), its folder is
+    // masked in read-only; its mode must be ours; its token file is masked.
+    const publisherSocket = path.resolve(process.env[PUBLISHER_SOCKET_ENV] || defaultPublisherSocket(process.env));
+    const publisher = config.writeMode === 'read-only' ? undefined : await publisherStatus(publisherSocket);
+    if (publisher && publisher.mode !== config.writeMode) {
+      throw new BoundsError(
+        `zodexd's write mode is ${config.writeMode} (${config.writeModeSource}) but the publisher at ${publisherSocket} runs in ${publisher.mode}; ` +
+          `they must agree: start both with the same --write-mode (or ${WRITE_MODE_ENV})`,
+      );
+    }
+    const extraMasks = [path.join(config.stateDir, 'run'), path.join(config.stateDir, 'publisher'), '/etc/zodex'];
+    if (config.authTokenFile) extraMasks.push(config.authTokenFile);
+    if (publisher?.tokenFile) extraMasks.push(publisher.tokenFile);
+    if (config.writeMode === 'read-only') extraMasks.push(path.dirname(publisherSocket));
+
+    const secretsSeen = new Set<string>();
+    let rawEnv: Readonly<Record<string, string | undefined>> = process.env;
+    const learn = (env: Readonly<Record<string, string | undefined>>) => {
+      for (const name of TOKEN_VARIABLES) {
+        const value = env[name];
+        if (value && value.length >= MIN_TOKEN_CHARS && !secretsSeen.has(value)) {
+          secretsSeen.add(value);
+          registerSecret(name, value);
+        }
+      }
+    };
+    learn(process.env);
+
+    const build = (env: Readonly<Record<string, string | undefined>>): Confinement => {
+      const homes = homesOf(env);
+      const stores = governed ? credentialStores(homes, env as Record<string, string>) : [];
+      const masks = governed ? [...stores.map((store) => store.path), ...extraMasks] : [];
+      const files = governed ? candidateFiles(homes) : [];
+      for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) (secretsSeen.add(value), registerSecret('a token assigned in a startup file', value));
+      const masked = (file: string) => masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
+      const runtimeDir = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? path.normalize(env.XDG_RUNTIME_DIR) : undefined;
+      const sshAgent = env.SSH_AUTH_SOCK && path.isAbsolute(env.SSH_AUTH_SOCK) ? env.SSH_AUTH_SOCK : undefined;
+      const allowedSockets = [...(config.writeMode !== 'read-only' ? [publisherSocket] : []), ...(!governed && sshAgent ? [sshAgent] : [])];
+      return {
+        governed,
+        sandbox: config.sandbox,
+        networkOff,
+        masks,
+        pins: pinnedFolders(stores, writableParent),
+        allowedSockets,
+        binds: governed ? redactedCopies([...secretsSeen], files, folder, masked) : [],
+        writableRoots: config.writableRoots,
+        privateTmp,
+        runtimeDir,
+        keep: config.writeMode !== 'read-only' ? [path.dirname(publisherSocket), ...(!governed && sshAgent ? [sshAgent] : [])] : [],
+      };
+    };
+
+    let confinement = build(process.env);
+    const probe = await probeConfinement(built.spawnHelper, encodeConfinement(confinement), privateTmp ?? folder, built.shell);
+    if (!probe.ok) {
+      const asked = [governed ? `--write-mode ${config.writeMode}` : undefined, config.sandbox !== 'off' ? `--sandbox ${config.sandbox}` : undefined, networkOff ? '--sandbox-network off' : undefined].filter(Boolean).join(' ');
+      throw new BoundsError(
+        `cannot confine commands as ${asked} asks: ${probe.reason}. ${probeAdvice(probe.reason)}. ` +
+          'zodexd does not run commands less confined than asked; to run them unconfined, as your user, start it with --write-mode direct --sandbox off --sandbox-network on',
+      );
+    }
+
+    const readCredentials = config.gitReadCredentials === undefined ? undefined : loadReadCredentials(config.gitReadCredentials);
+    if (readCredentials && confinement.masks.some((mask) => readCredentials.file === mask || readCredentials.file.startsWith(`${mask}/`))) {
+      throw new BoundsError(`--git-read-credentials ${readCredentials.file} is inside a credential store that commands cannot read; keep the read-only credential in a file of its own (e.g. ~/.config/git-read-credentials)`);
+    }
+    for (const credential of readCredentials?.credentials ?? []) registerSecret(`--git-read-credentials (${credential.url})`, credential.password);
+
+    const sandboxed = config.sandbox !== 'off';
+    const where = writableWhere(config);
+    const refusals: RefusalNotes | undefined =
+      sandboxed || networkOff
+        ? {
+            ...(sandboxed ? { write: `the sandbox (${config.sandbox}) refused a write ("Read-only file system" in the output): ${where}` } : {}),
+            ...(networkOff ? { network: (count: number) => `the sandbox refused ${count} network connection${count === 1 ? '' : 's'} (socket() for anything but unix sockets): the network is off for commands` } : {}),
+          }
+        : undefined;
+
+    const confinedBy = [
+      governed ? 'credential stores and same-user sockets masked, no access to other processes, no capabilities' : undefined,
+      sandboxed ? `sandbox ${config.sandbox}: ${where}` : undefined,
+      networkOff ? 'network off' : undefined,
+    ].filter(Boolean);
+    const route =
+      config.writeMode === 'publish-pr'
+        ? `the one route to GitHub is zodex-agent github publish-pr through the publisher at ${publisherSocket}${publisher ? '' : ' (none answers there now)'}`
+        : config.writeMode === 'read-only'
+          ? 'no route to GitHub writes (the publisher is masked too)'
+          : 'commands push with your own credentials';
+    const describe = [
+      `${modeLine}: commands run confined (${confinedBy.join('; ')}); ${route}`,
+      ...(readCredentials ? [`git read credentials: ${readCredentials.credentials.map((credential) => credential.url).join(', ')} (from ${readCredentials.file}) offered to commands' git`] : []),
+      ...(confinement.binds.length > 0 ? [`startup files holding a token are shown to commands without it: ${confinement.binds.map((bind) => bind.target).join(', ')}`] : []),
+    ];
+
+    const set = (current: Confinement): Record<string, string> => ({
+      [WRITE_MODE_ENV]: config.writeMode,
+      [CONFINE_ENV]: encodeConfinement(current),
+      ...(governed ? { GIT_TERMINAL_PROMPT: '0' } : {}),
+      ...(sandboxed ? { TMPDIR: '/tmp' } : {}),
+    });
+    const environment: EnvironmentPolicy = {
+      remove: [...removed, 'DBUS_SESSION_BUS_ADDRESS'],
+      set: set(confinement),
+      seen: (env) => {
+        rawEnv = env;
+        learn(env);
+      },
+    };
+    const patches: PatchBounds = { denied: confinement.masks, sandbox: config.sandbox, writableRoots: config.writableRoots, privateTmp };
+    return {
+      environment,
+      runner: [built.spawnHelper, '--exec'],
+      finish: (setup) => {
+        confinement = build(rawEnv);
+        patches.denied = confinement.masks;
+        const env: Record<string, string> = { ...setup.env, ...set(confinement) };
+        if (readCredentials) Object.assign(env, readCredentialEnv(readCredentials.file, env));
+        return { ...setup, env };
+      },
+      patches,
+      refusals,
+      describe,
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}

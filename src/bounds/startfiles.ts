@@ -1,0 +1,84 @@
+// Files that hold a token value, found at start: a startup file that exports GH_TOKEN (or sources
+// a file that does) is a credential store like any other, but masking it whole would take the
+// user's PATH and aliases away. So each file holding a known token value gets a copy with every
+// such value removed, and commands see the copy in its place (zodex-spawn binds it over the file).
+// Flow: tokenValuesIn(startup files) + the values in the environments -> filesHolding(values) ->
+// redactedCopies -> Confinement.binds.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { MIN_TOKEN_CHARS, startupFiles, SYSTEM_STARTUP_FOLDER, tokenAssignments } from './stores.js';
+
+// Files larger than this are not read (a startup file or a dotfile is a few KiB).
+const MAX_FILE_BYTES = 256 * 1024;
+// How far below a home the search goes: its dotfiles, and two levels of ~/.config.
+const CONFIG_DEPTH = 2;
+
+function readSmall(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function listFiles(dir: string, depth: number, into: string[]): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isFile()) into.push(full);
+    else if (entry.isDirectory() && depth > 1) listFiles(full, depth - 1, into);
+  }
+}
+
+// Where token values are looked for: the startup files (the homes', /etc's and /etc/profile.d's),
+// every regular file directly in each home, and ~/.config two levels down.
+export function candidateFiles(homes: readonly string[]): string[] {
+  const files = new Set(startupFiles(homes));
+  for (const home of homes) {
+    const direct: string[] = [];
+    listFiles(home, 1, direct);
+    listFiles(path.join(home, '.config'), CONFIG_DEPTH, direct);
+    for (const file of direct) files.add(file);
+  }
+  const system: string[] = [];
+  listFiles(SYSTEM_STARTUP_FOLDER, 1, system);
+  for (const file of system) files.add(file);
+  return [...files];
+}
+
+// The token values the startup files assign literally.
+export function tokenValuesIn(files: readonly string[]): string[] {
+  const values = new Set<string>();
+  for (const file of files) {
+    const text = readSmall(file);
+    if (text !== undefined) for (const value of tokenAssignments(text)) values.add(value);
+  }
+  return [...values];
+}
+
+// For each file holding one of `values`, a copy without them in `folder` (0600), to be bound over
+// it. `skip` leaves out files that are masked anyway.
+export function redactedCopies(values: readonly string[], files: readonly string[], folder: string, skip: (file: string) => boolean): Array<{ source: string; target: string }> {
+  const needles = [...new Set(values)].filter((value) => value.length >= MIN_TOKEN_CHARS).sort((a, b) => b.length - a.length);
+  if (needles.length === 0) return [];
+  const binds: Array<{ source: string; target: string }> = [];
+  for (const file of files) {
+    if (skip(file)) continue;
+    const text = readSmall(file);
+    if (text === undefined || !needles.some((needle) => text.includes(needle))) continue;
+    let redacted = text;
+    for (const needle of needles) redacted = redacted.split(needle).join('');
+    const source = path.join(folder, `redacted-${binds.length}-${path.basename(file).replace(/[^A-Za-z0-9._-]/g, '_')}`);
+    fs.writeFileSync(source, redacted, { mode: 0o600 });
+    binds.push({ source, target: file });
+  }
+  return binds;
+}
