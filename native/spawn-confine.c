@@ -51,6 +51,10 @@ struct policy {
 
 static struct policy current;
 static int have_policy = 0;
+/* Every entry as parsed, in order, for `--show-policy`. */
+static char *entry_keys = NULL;
+static const char **entry_values = NULL;
+static size_t entry_count = 0;
 static char failure[512]; /* why the last step failed */
 
 static int fail(const char *format, ...) {
@@ -80,6 +84,7 @@ static int push(const char ***list, size_t *count, const char *value) {
 int confine_parse(const char *text) {
   memset(&current, 0, sizeof current);
   have_policy = 0;
+  entry_count = 0;
   if (!text) return 0;
   const char *p = text, *end = text + strlen(text);
   while (p < end) {
@@ -89,7 +94,12 @@ int confine_parse(const char *text) {
     if (colon == p || *colon != ':' || len > (size_t)(end - colon - 1)) { errno = 0; return fail("policy: malformed entry '%c'", key); }
     char *value = strndup(colon + 1, len);
     if (!value) return fail("policy: out of memory");
+    if (strlen(value) != len) { errno = 0; return fail("policy: a value holds a NUL"); }
     p = colon + 1 + len;
+    char *keys = realloc(entry_keys, entry_count + 1);
+    if (!keys || push(&entry_values, &entry_count, value) < 0) return fail("policy: out of memory");
+    entry_keys = keys;
+    entry_keys[entry_count - 1] = key;
     int is_path = strchr("mabBwkptr", key) != NULL;
     if (is_path && value[0] != '/') { errno = 0; return fail("policy: '%c' path is not absolute", key); }
     int ok = 0;
@@ -119,6 +129,23 @@ int confine_parse(const char *text) {
 }
 
 int confine_active(void) { return have_policy; }
+
+/* `zodex-spawn --show-policy`: parses ZODEX_CONFINE and prints "KEY LEN\nVALUE\n" per entry, in
+   order, or the parse error and exits 2 (spec/exec/wire.test.ts pins the encoding with it). */
+int show_policy(void) {
+  if (confine_parse(getenv("ZODEX_CONFINE")) < 0) {
+    fprintf(stdout, "%s\n", failure);
+    return 2;
+  }
+  for (size_t i = 0; i < entry_count; i++) {
+    char head[64];
+    int len = snprintf(head, sizeof head, "%c %zu\n", entry_keys[i], strlen(entry_values[i]));
+    write_all(STDOUT_FILENO, head, (size_t)len);
+    write_all(STDOUT_FILENO, entry_values[i], strlen(entry_values[i]));
+    write_all(STDOUT_FILENO, "\n", 1);
+  }
+  return 0;
+}
 int confine_network_off(void) { return have_policy && current.network_off; }
 
 #ifdef __linux__

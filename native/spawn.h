@@ -45,6 +45,7 @@ int confine_serve(int listener, unsigned long *refused);
 int landlock_abi(void);
 int probe(const char *dir, char **program);
 int exec_confined(char **program);
+int show_policy(void);
 
 void prepare_reporter(const char *nonce);
 /* spawn-reporter.c: runs one command on this terminal and reports its end (never returns). */

@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
   close_inherited();
   if (argc == 3 && strcmp(argv[1], "--zygote") == 0) return zygote(argv[0], argv[2]);
   if (argc == 2 && strcmp(argv[1], "--decode") == 0) return decode_only();
+  if (argc == 2 && strcmp(argv[1], "--show-policy") == 0) return show_policy();
   if (argc >= 4 && strcmp(argv[1], "--probe") == 0) return probe(argv[2], &argv[3]);
   if (argc >= 3 && strcmp(argv[1], "--exec") == 0) return exec_confined(&argv[2]);
   if (argc < 3 || (strcmp(argv[2], "--standby") == 0 && argc != 4)) {

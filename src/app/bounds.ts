@@ -144,8 +144,9 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     // The publisher: its socket stays reachable in publish-pr (and in direct mode), its folder is
     // masked in read-only; its mode must be ours; its token file is masked.
     const publisherSocket = path.resolve(process.env[PUBLISHER_SOCKET_ENV] || defaultPublisherSocket(process.env));
-    const publisher = config.writeMode === 'read-only' ? undefined : await publisherStatus(publisherSocket);
-    if (publisher && publisher.mode !== config.writeMode) {
+    // In read-only it is asked too: not for its mode (commands cannot reach it), for its token file.
+    const publisher = await publisherStatus(publisherSocket);
+    if (publisher && publisher.mode !== config.writeMode && config.writeMode !== 'read-only') {
       throw new BoundsError(
         `zodexd's write mode is ${config.writeMode} (${config.writeModeSource}) but the publisher at ${publisherSocket} runs in ${publisher.mode}; ` +
           `they must agree: start both with the same --write-mode (or ${WRITE_MODE_ENV})`,

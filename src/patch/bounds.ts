@@ -73,7 +73,8 @@ export function patchGuard(bounds: PatchBounds, workdir: string): PatchGuard | u
   if (!sandboxed && bounds.denied.length === 0) return undefined;
   const realWorkdir = realOrSelf(workdir);
   const writable = sandboxed ? [...(bounds.sandbox === 'workspace-write' ? [realWorkdir, ...bounds.writableRoots] : []), ...(bounds.privateTmp ? [realOrSelf(bounds.privateTmp)] : [])] : [];
-  const rootsUnderTmp = bounds.sandbox === 'workspace-write' ? [workdir, realWorkdir, ...bounds.writableRoots].filter((root) => beneath(root, '/tmp')) : [];
+  // Seen where they are, not in the private /tmp: the workdir (read-only, in read-only) and the roots.
+  const rootsUnderTmp = [workdir, realWorkdir, ...(bounds.sandbox === 'workspace-write' ? bounds.writableRoots : [])].filter((root) => beneath(root, '/tmp'));
   // As zodex-spawn: no private /tmp when /tmp itself is inside a writable root or the workdir.
   const privateTmp =
     sandboxed && bounds.privateTmp && ![workdir, realWorkdir, ...(bounds.sandbox === 'workspace-write' ? bounds.writableRoots : [])].some((root) => beneath('/tmp', root))
