@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { serveGitCgi } from './git-http.js';
 import { REPO_ROOT } from './target.js';
 
 export type WriteModeName = 'read-only' | 'publish-pr' | 'direct';
@@ -74,7 +75,7 @@ function gitHttpServer(projectRoot: string): http.Server {
     'x-access-token': { password: PUBLISHER_TOKEN, push: true },
   };
   return http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
+    const url = new URL(req.url ?? '/', 'http://localhost');
     const pushing = url.searchParams.get('service') === 'git-receive-pack' || url.pathname.endsWith('/git-receive-pack');
     const header = req.headers.authorization ?? '';
     const [user, password] = header.startsWith('Basic ') ? Buffer.from(header.slice(6), 'base64').toString('utf8').split(/:(.*)/s) : [];
@@ -87,44 +88,7 @@ function gitHttpServer(projectRoot: string): http.Server {
       res.writeHead(403);
       return res.end('this account may not push\n');
     }
-    const cgi = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH,
-        GIT_PROJECT_ROOT: projectRoot,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: user,
-        REMOTE_ADDR: '127.0.0.1',
-        REQUEST_METHOD: req.method,
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
-      },
-    });
-    req.pipe(cgi.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    cgi.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end === -1) return;
-      headersDone = true;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else headers[name] = value;
-      }
-      res.writeHead(status, headers);
-      res.write(head.subarray(end + 4));
-    });
-    cgi.on('close', () => res.end());
-    cgi.on('error', () => res.end());
+    serveGitCgi(req, res, { projectRoot, remoteUser: user! });
   });
 }
 

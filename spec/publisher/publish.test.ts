@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WriteMode } from '../../src/publisher/config.js';
+import type { WriteMode } from '../../src/bounds/modes.js';
 import {
   agent,
   closedPort,

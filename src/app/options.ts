@@ -30,7 +30,7 @@ export function spillOptions(config: Config): SpillOptions {
 
 export function engineOptions(
   config: Config,
-  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void; refusals: RefusalNotes | undefined },
+  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void; refusals?: RefusalNotes | undefined },
 ): EngineOptions {
   return {
     ...built,

@@ -71,7 +71,7 @@ export interface SessionReport {
   // While running, where it can be told (Linux): whether the command waits for terminal input.
   waitingForInput: boolean | undefined;
   // What the sandbox refused since the previous report (writes) or in all (network, at the exit).
-  sandboxRefused: string | undefined;
+  sandboxRefused?: string | undefined;
 }
 
 export interface SessionInit {
