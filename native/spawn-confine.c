@@ -562,31 +562,39 @@ static int seccomp_filters(int *listener) {
 #endif
 }
 
-/* Hands the seccomp listener to the reporter over CHANNEL (SCM_RIGHTS). */
-static int send_listener(int channel, int listener) {
-  char byte = 'L';
+/* Hands the reporter, over CHANNEL (SCM_RIGHTS), the command's mount namespace (so that tearing
+   it down, a few hundred umounts and RCU waits, happens after the end marker, when the reporter
+   lets go, not while the command's exit is on its way) and the seccomp listener, if any. */
+static int send_to_reporter(int channel, int mount_ns, int listener) {
+  int fds[2] = {mount_ns, listener};
+  int count = listener >= 0 ? 2 : 1;
+  char byte = listener >= 0 ? 'L' : 'N';
   struct iovec io = {&byte, 1};
-  union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+  union { struct cmsghdr header; char space[CMSG_SPACE(2 * sizeof(int))]; } control;
   memset(&control, 0, sizeof control);
   struct msghdr message = {0};
   message.msg_iov = &io;
   message.msg_iovlen = 1;
   message.msg_control = control.space;
-  message.msg_controllen = sizeof control.space;
+  message.msg_controllen = CMSG_SPACE((size_t)count * sizeof(int));
   struct cmsghdr *header = CMSG_FIRSTHDR(&message);
   header->cmsg_level = SOL_SOCKET;
   header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(header), &listener, sizeof(int));
-  if (sendmsg(channel, &message, MSG_NOSIGNAL) < 0) return fail("handing the seccomp listener to the reporter");
-  close(listener);
+  header->cmsg_len = CMSG_LEN((size_t)count * sizeof(int));
+  memcpy(CMSG_DATA(header), fds, (size_t)count * sizeof(int));
+  if (sendmsg(channel, &message, MSG_NOSIGNAL) < 0) return fail("handing the mount namespace and the seccomp listener to the reporter");
+  close(mount_ns);
+  if (listener >= 0) close(listener);
   return 0;
 }
 
-int confine_receive_listener(int channel) {
+/* The reporter's side: *MOUNT_NS and *LISTENER (-1 when absent); -1 when the child sent nothing
+   (it failed before, and exits 126). */
+int confine_receive(int channel, int *mount_ns, int *listener) {
+  *mount_ns = *listener = -1;
   char byte;
   struct iovec io = {&byte, 1};
-  union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+  union { struct cmsghdr header; char space[CMSG_SPACE(2 * sizeof(int))]; } control;
   struct msghdr message = {0};
   message.msg_iov = &io;
   message.msg_iovlen = 1;
@@ -598,9 +606,12 @@ int confine_receive_listener(int channel) {
   if (n <= 0) return -1;
   struct cmsghdr *header = CMSG_FIRSTHDR(&message);
   if (!header || header->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  memcpy(&fd, CMSG_DATA(header), sizeof fd);
-  return fd;
+  int fds[2] = {-1, -1};
+  size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+  memcpy(fds, CMSG_DATA(header), (count > 2 ? 2 : count) * sizeof(int));
+  *mount_ns = fds[0];
+  if (byte == 'L' && count >= 2) *listener = fds[1];
+  return 0;
 }
 
 /* One notification on the listener: a socket() of the network family the sandbox refuses. It is
@@ -623,6 +634,7 @@ int confine_serve(int listener, unsigned long *refused) {
 int confine_apply(const char *cwd, int channel) {
   if (!have_policy) return 0;
   if (enter_namespaces() < 0) return -1;
+  int mount_ns = channel >= 0 ? open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) : -1;
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) return fail("making every mount private to the command");
   if (current.governed || current.sandbox) {
     if (pin_parents() < 0) return -1;
@@ -642,7 +654,7 @@ int confine_apply(const char *cwd, int channel) {
   if (landlock() < 0) return -1;
   int listener = -1;
   if (seccomp_filters(&listener) < 0) return -1;
-  if (listener >= 0 && channel >= 0 && send_listener(channel, listener) < 0) return -1;
+  if (channel >= 0 && send_to_reporter(channel, mount_ns, listener) < 0) return -1;
   if (listener >= 0 && channel < 0) close(listener);
   if (getuid() == 0 && clear_capabilities() < 0) return -1;
   return 0;
@@ -656,7 +668,11 @@ int confine_apply(const char *cwd, int channel) {
   errno = 0;
   return fail("confinement needs Linux (namespaces, Landlock, seccomp)");
 }
-int confine_receive_listener(int channel) { (void)channel; return -1; }
+int confine_receive(int channel, int *mount_ns, int *listener) {
+  (void)channel;
+  *mount_ns = *listener = -1;
+  return -1;
+}
 int confine_serve(int listener, unsigned long *refused) { (void)listener; (void)refused; return -1; }
 int landlock_abi(void) { return -1; }
 #endif
@@ -674,7 +690,7 @@ int probe(const char *dir, char **program) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) return 1;
   int channel[2] = {-1, -1};
-  if (confine_network_off() && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0) return 1;
+  if (confine_active() && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0) return 1;
   pid_t child = fork();
   if (child < 0) return 1;
   if (child == 0) {
@@ -692,8 +708,11 @@ int probe(const char *dir, char **program) {
   close(report[1]);
   if (channel[1] >= 0) close(channel[1]);
   if (channel[0] >= 0) {
-    int listener = confine_receive_listener(channel[0]);
-    if (listener >= 0) close(listener);
+    int mount_ns, listener;
+    if (confine_receive(channel[0], &mount_ns, &listener) == 0) {
+      if (listener >= 0) close(listener);
+      close(mount_ns);
+    }
     close(channel[0]);
   }
   char why[512];

@@ -86,10 +86,11 @@ void run_reporter(const char *nonce, const char *cwd, char **program_args, char 
 #endif
 
   /* The confinement, read before the fork (a policy that cannot be read fails the command in the
-     child, below). With the network off, the child hands back its seccomp listener on CHANNEL. */
+     child, below). The child hands back its mount namespace and, with the network off, its
+     seccomp listener on CHANNEL. */
   int policy_ok = confine_parse(take_policy(program_env)) == 0;
   int channel[2] = {-1, -1};
-  if (policy_ok && confine_network_off() && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0) policy_ok = 0;
+  if (policy_ok && confine_active() && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, channel) < 0) policy_ok = 0;
 
   pid_t child = fork_command();
   if (child < 0) {
@@ -136,12 +137,13 @@ void run_reporter(const char *nonce, const char *cwd, char **program_args, char 
   if (getppid() != server) hung_up = 1; /* the server died before prctl took effect */
 #endif
 
-  /* The seccomp listener (network off): socket() calls the sandbox refuses come here. */
-  int listener = -1;
+  /* The seccomp listener (network off): socket() calls the sandbox refuses come here. The
+     command's mount namespace is held until the end marker is out (see send_to_reporter). */
+  int listener = -1, mount_ns = -1;
   unsigned long refused = 0;
   if (channel[1] >= 0) close(channel[1]);
   if (channel[0] >= 0) {
-    listener = confine_receive_listener(channel[0]);
+    confine_receive(channel[0], &mount_ns, &listener);
     close(channel[0]);
   }
 
@@ -171,6 +173,7 @@ void run_reporter(const char *nonce, const char *cwd, char **program_args, char 
   if (refused > 0) snprintf(facts, sizeof facts, ";net=%lu", refused);
   int len = snprintf(marker, sizeof marker, "\033]6972;%s;%s%s\007", nonce, word, facts);
   if (len > 0 && (size_t)len < sizeof marker) write_all(STDOUT_FILENO, marker, (size_t)len);
+  if (mount_ns >= 0) close(mount_ns); /* its teardown now runs here, off the command's way out */
 
   /* Wait for zodexd to close the terminal (or to die), then take the group along. */
   while (!hung_up) {

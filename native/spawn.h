@@ -40,7 +40,7 @@ int confine_active(void);
 int confine_network_off(void);
 const char *confine_failure(void);
 int confine_apply(const char *cwd, int channel);
-int confine_receive_listener(int channel);
+int confine_receive(int channel, int *mount_ns, int *listener);
 int confine_serve(int listener, unsigned long *refused);
 int landlock_abi(void);
 int probe(const char *dir, char **program);

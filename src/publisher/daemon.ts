@@ -162,6 +162,15 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
   async function handle(line: string, peerRefusal?: () => void): Promise<PublisherResponse> {
     const started = Date.now();
     const id = requestIdOf(line);
+    if (peerRefusal && !isStatusRequest(line)) {
+      try {
+        peerRefusal();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        say(`connection refused: ${message}`);
+        return { version: PROTOCOL_VERSION, id, ok: false, error: { code: 'PEER_REFUSED', message } };
+      }
+    }
     let request: PublisherRequest | undefined;
     const facts: PublicationFacts = { repository: '', branch: '', commit: '' };
     try {
@@ -169,7 +178,6 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       let result: object;
       if (request.op === 'status') result = status();
       else {
-        peerRefusal?.();
         const body = request;
         if (body.writeMode !== undefined && body.writeMode !== mode) {
           throw new PublisherError(
@@ -186,10 +194,6 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       say(logLine(id, request, facts, 'ok', Date.now() - started));
       return { version: PROTOCOL_VERSION, id, ok: true, result: result as Record<string, unknown> };
     } catch (error) {
-      if (error instanceof PublisherError && error.code === 'PEER_REFUSED') {
-        say(`connection refused: ${error.message}`);
-        return { version: PROTOCOL_VERSION, id, ok: false, error: { code: error.code, message: error.message } };
-      }
       let code: PublisherErrorCode | 'INTERNAL' = 'INTERNAL';
       let message: string;
       if (error instanceof PublisherError) {
@@ -256,6 +260,15 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       return closing;
     },
   };
+}
+
+// A well-formed `status` request: the one a client the peer check refuses is still answered.
+function isStatusRequest(line: string): boolean {
+  try {
+    return parseRequest(line).op === 'status';
+  } catch {
+    return false;
+  }
 }
 
 function logLine(id: string | null, request: PublisherRequest | undefined, facts: PublicationFacts, outcome: string, ms: number): string {
