@@ -58,7 +58,9 @@ export function boundsInstruction(config: Pick<Config, 'writeMode' | 'sandbox' |
   const mode =
     config.writeMode === 'direct'
       ? 'Write mode direct: commands push with the user\'s own credentials.'
-      : `Write mode ${config.writeMode}: commands cannot reach git or GitHub write credentials${config.writeMode === 'publish-pr' ? '; open pull requests with zodex-agent github publish-pr' : '; nothing can be pushed'}.`;
+      : config.writeMode === 'publish-pr'
+        ? 'Write mode publish-pr: commands cannot push; open pull requests with zodex-agent github publish-pr.'
+        : 'Write mode read-only: commands cannot push or open pull requests.';
   return [mode, config.sandbox !== 'off' ? `Sandbox ${config.sandbox}: ${writableWhere(config)}.` : '', config.sandboxNetwork === 'off' ? 'The network is off for commands.' : '']
     .filter(Boolean)
     .join(' ');

@@ -140,11 +140,12 @@ export const MIN_TOKEN_CHARS = 8;
 
 // Literal assignments of a token variable in a startup file's text: `GH_TOKEN=ghp_…` (sh, with
 // export, quoted or not), `set -gx GH_TOKEN …` (fish), `setenv GH_TOKEN …` (csh). The values, so
-// that a value a shell would compute no other way is known before any shell runs.
+// that a value a shell would compute no other way is known before any shell runs. (A fish `set`
+// without -x exports nothing, and is as likely a word in a comment.)
 export function tokenAssignments(text: string): string[] {
   const names = TOKEN_VARIABLES.join('|');
   const value = `(?:"([^"\\n$\`\\\\]{${MIN_TOKEN_CHARS},})"|'([^'\\n]{${MIN_TOKEN_CHARS},})'|([^\\s'"$\`;#&|()<>\\\\]{${MIN_TOKEN_CHARS},}))`;
-  const forms = [`\\b(?:${names})=${value}`, `\\bset\\s+(?:-[a-zA-Z]+\\s+)*(?:${names})\\s+${value}`, `\\bsetenv\\s+(?:${names})\\s+${value}`];
+  const forms = [`\\b(?:${names})=${value}`, `\\bset\\s+(?:-[a-zA-Z]+\\s+)*(?:-[a-zA-Z]*x[a-zA-Z]*|--export)\\s+(?:-[a-zA-Z]+\\s+)*(?:${names})\\s+${value}`, `\\bsetenv\\s+(?:${names})\\s+${value}`];
   const values: string[] = [];
   for (const form of forms) {
     for (const match of text.matchAll(new RegExp(form, 'g'))) {
