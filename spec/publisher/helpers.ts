@@ -264,10 +264,11 @@ export function agentEnv(repos: Repos, socketPath: string): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function agent(repos: Repos, socketPath: string, args: string[], options: { cwd?: string; stdin?: string } = {}): Promise<AgentRun> {
+// `sessionMode`: the ZODEX_WRITE_MODE zodexd puts in its sessions (absent: run outside zodexd).
+export async function agent(repos: Repos, socketPath: string, args: string[], options: { cwd?: string; stdin?: string; sessionMode?: string } = {}): Promise<AgentRun> {
   let stdout = '';
   let stderr = '';
-  const env = agentEnv(repos, socketPath);
+  const env = { ...agentEnv(repos, socketPath), ...(options.sessionMode ? { ZODEX_WRITE_MODE: options.sessionMode } : {}) };
   const code = await runAgentCli(args, {
     env,
     cwd: options.cwd ?? repos.work,
