@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what zodex's tests need on a Debian bookworm CI machine (Docker Engine, docker-compose,
-# Chromium) and makes sure one Docker daemon is answering on /var/run/docker.sock.
+# Chromium, and openssh-server: the write-mode tests push through a real sshd and ssh-agent) and
+# makes sure one Docker daemon is answering on /var/run/docker.sock.
 # Idempotent and quiet: it prints nothing when all is already in place, and prints the relevant log
 # when something fails. Runs as root (no sudo, no systemd needed).
 set -euo pipefail
 
-PACKAGES=(docker.io docker-compose chromium curl)
+PACKAGES=(docker.io docker-compose chromium curl openssh-server)
 SOCK=/var/run/docker.sock
 DOCKERD_LOG=/var/log/dockerd.log
 WAIT_SECONDS=60

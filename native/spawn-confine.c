@@ -636,10 +636,10 @@ int confine_apply(const char *cwd, int channel) {
   if (enter_namespaces() < 0) return -1;
   int mount_ns = channel >= 0 ? open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) : -1;
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) return fail("making every mount private to the command");
+  if (pin_parents() < 0) return -1;
+  for (size_t i = 0; i < current.n_masks; i++)
+    if (mask(current.masks[i]) < 0) return -1;
   if (current.governed || current.sandbox) {
-    if (pin_parents() < 0) return -1;
-    for (size_t i = 0; i < current.n_masks; i++)
-      if (mask(current.masks[i]) < 0) return -1;
     for (size_t i = 0; i < current.n_binds; i++) {
       struct stat st;
       if (stat(current.bind_dst[i], &st) < 0) continue;

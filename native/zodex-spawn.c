@@ -36,7 +36,9 @@
  * The modes, one file each: the reporter (spawn-reporter.c, `zodex-spawn NONCE PROGRAM ARGS...`),
  * the standby that waits for its command (spawn-standby.c), the zygote that forks standbys
  * (spawn-zygote.c); the kill machinery in spawn-kill.c; bytes, frames and descriptors in
- * spawn-io.c. The four wire formats (end marker, command frame, zygote lines, signals) are
+ * spawn-io.c; the command's confinement (the write mode, the sandbox: `--probe`, `--exec` and
+ * `--show-policy` besides) in spawn-confine.c. The five wire formats (end marker, command frame,
+ * zygote lines, signals, confinement entry) are
  * written down in PROTOCOL.md beside this file, and pinned from both sides by
  * spec/exec/wire.test.ts and spec/exec/spawn-frame.test.ts.
  *

@@ -24,6 +24,9 @@ import { statusResultSchema } from '../publisher/protocol.js';
 import type { Config } from './config/defaults.js';
 
 const FOLDER_PREFIX = 'zodex-bounds-';
+// With the network off, the local services that would resolve or reach a name for a command:
+// systemd-resolved's varlink sockets, nscd, and the system bus (resolved's D-Bus API).
+const RESOLVER_SOCKETS = ['/run/systemd/resolve/io.systemd.Resolve', '/run/systemd/resolve/io.systemd.Resolve.Monitor', '/run/nscd/socket', '/var/run/nscd/socket', '/run/dbus/system_bus_socket', '/var/run/dbus/system_bus_socket'];
 // How long zodexd waits for a publisher's status at start (a daemon that answers at all answers at once).
 const PUBLISHER_STATUS_TIMEOUT_MS = 2_000;
 
@@ -155,6 +158,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
       );
     }
     const extraMasks = [path.join(config.stateDir, 'run'), path.join(config.stateDir, 'publisher'), '/etc/zodex'];
+    const networkMasks = networkOff ? RESOLVER_SOCKETS : [];
     if (config.authTokenFile) extraMasks.push(config.authTokenFile);
     if (publisher?.tokenFile) extraMasks.push(publisher.tokenFile);
     if (config.writeMode === 'read-only') extraMasks.push(path.dirname(publisherSocket));
@@ -175,7 +179,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     const build = (env: Readonly<Record<string, string | undefined>>): Confinement => {
       const homes = homesOf(env);
       const stores = governed ? credentialStores(homes, env as Record<string, string>) : [];
-      const masks = governed ? [...stores.map((store) => store.path), ...extraMasks] : [];
+      const masks = [...(governed ? [...stores.map((store) => store.path), ...extraMasks] : []), ...networkMasks];
       const files = governed ? candidateFiles(homes) : [];
       for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) (secretsSeen.add(value), registerSecret('a token assigned in a startup file', value));
       const masked = (file: string) => masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
