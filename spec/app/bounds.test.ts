@@ -66,13 +66,37 @@ describe('zodexd bounds', () => {
     try {
       // the login shell's environment, as the capture sees it before the policy removes anything
       const captured = commandEnv({ PATH: '/bin', HOME: home, GH_TOKEN: 'ghp_computedByTheShell0123' }, bounds.environment);
-      const finished = bounds.finish({ shell: '/bin/sh', env: captured, source: 'test' });
+      const finished = await bounds.finish({ shell: '/bin/sh', env: captured, source: 'test' });
       const entry = finished.env.ZODEX_CONFINE!;
       expect(entry).toContain(`B${Buffer.byteLength(path.join(home, '.secret'))}:${path.join(home, '.secret')}`);
       const copy = /b(\d+):/.exec(entry)!;
       const source = entry.slice(copy.index + copy[0].length, copy.index + copy[0].length + Number(copy[1]));
       expect(fs.readFileSync(source, 'utf8')).toBe('\n');
       expect(finished.env).toMatchObject({ GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'credential.helper', GIT_CONFIG_VALUE_0: '', GIT_CONFIG_VALUE_1: `store --file='${credentials}'` });
+    } finally {
+      bounds.close();
+    }
+  });
+
+  it('follow what a startup file sources, and refuse commands when a token still comes back through a login shell', async () => {
+    fs.mkdirSync(path.join(home, 'dotfiles'));
+    fs.writeFileSync(path.join(home, '.profile'), '. "$HOME/dotfiles/secrets.sh"\n');
+    fs.writeFileSync(path.join(home, 'dotfiles', 'secrets.sh'), 'export GH_TOKEN=ghp_sourcedTwoLevels01234\n');
+    const bounds = await prepare([]);
+    try {
+      const captured = commandEnv({ PATH: '/usr/bin:/bin', HOME: home, GH_TOKEN: 'ghp_sourcedTwoLevels01234' }, bounds.environment);
+      const finished = await bounds.finish({ shell: '/bin/bash', env: captured, source: 'test' });
+      expect(finished.env.ZODEX_CONFINE).toContain(path.join(home, 'dotfiles', 'secrets.sh'));
+      // the same token, read by cat from a file nothing sources: found by the check, not by the scan
+      fs.writeFileSync(path.join(home, 'dotfiles', 'secrets.sh'), 'export GH_TOKEN=$(cat "$HOME/dotfiles/token")\n');
+      fs.writeFileSync(path.join(home, 'dotfiles', 'token'), 'ghp_readByCat0123456789\n');
+      const leaking = await prepare([]);
+      try {
+        const env = commandEnv({ PATH: '/usr/bin:/bin', HOME: home, GH_TOKEN: 'ghp_readByCat0123456789' }, leaking.environment);
+        await expect(leaking.finish({ shell: '/bin/bash', env, source: 'test' })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringMatching(/^your login shell gives commands a token/) });
+      } finally {
+        leaking.close();
+      }
     } finally {
       bounds.close();
     }

@@ -8,13 +8,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isConfined, UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../bounds/confinement.js';
+import { UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../bounds/confinement.js';
+import { ZodexError } from '../errors.js';
 import { isGoverned, WRITE_MODE_ENV } from '../bounds/modes.js';
 import { loadReadCredentials, readCredentialEnv } from '../bounds/readcreds.js';
 import { registerSecret } from '../bounds/secrets.js';
 import { candidateFiles, redactedCopies, tokenValuesIn } from '../bounds/startfiles.js';
 import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, TOKEN_VARIABLES } from '../bounds/stores.js';
-import { probeAdvice, probeConfinement } from '../exec/confine.js';
+import { probeAdvice, probeConfinement, runConfinedShells } from '../exec/confine.js';
 import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
 import type { RefusalNotes } from '../exec/session.js';
 import { CONFINE_ENV, encodeConfinement } from '../exec/wire.js';
@@ -39,13 +40,35 @@ export interface Bounds {
   environment: EnvironmentPolicy;
   // The login shell runs under zodex-spawn --exec with the same confinement, or undefined.
   runner: string[] | undefined;
-  // The login shell's environment, completed: its stores and token values taken into account.
-  finish(setup: ShellSetup): ShellSetup;
+  // The login shell's environment, completed: its stores and token values taken into account, and
+  // checked (a confined login shell gives no token value back); rejects with SPAWN_FAILED when
+  // one comes back, so that no command runs with it in reach.
+  finish(setup: ShellSetup): Promise<ShellSetup>;
   patches: PatchBounds;
   refusals: RefusalNotes | undefined;
   // Lines for the start log: the write mode, the sandbox, what confines.
   describe: string[];
   close(): void;
+}
+
+// How long the check's login shells may take (a slow rc file: pyenv, nvm).
+const CHECK_TIMEOUT_MS = 15_000;
+
+// A confined login shell, and an interactive one, run the user's startup files as a command's
+// `bash -lc` would: if a known token value is in what they print, a file zodexd did not find
+// (read by `cat`, sourced through a variable) still hands it out, and no command may run.
+async function checkNoTokenComesBack(spawnHelper: string, shell: string, env: Record<string, string>, values: string[], log: (message: string) => void): Promise<void> {
+  const outputs = await runConfinedShells(spawnHelper, shell, 'env', env, CHECK_TIMEOUT_MS);
+  if (outputs.some((output) => output === undefined)) {
+    log(`warning: the check that no startup file hands a command a token did not finish within ${CHECK_TIMEOUT_MS} ms; commands run, unchecked`);
+  }
+  const leaked = outputs.some((output) => output !== undefined && values.some((value) => output.includes(value)));
+  if (!leaked) return;
+  const message =
+    `your login shell gives commands a token (GH_TOKEN or the like) from a file zodexd could not find in your startup files or what they source, so commands would reach it through \`${shell} -lc\`. ` +
+    'Keep tokens out of startup files (a credential helper, or the publisher, holds them), or export them there literally, or start zodexd with --write-mode direct. No command is run';
+  log(`error: ${message}`);
+  throw new ZodexError('SPAWN_FAILED', message);
 }
 
 // Where the sandbox lets a command write, in words.
@@ -117,7 +140,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     return {
       environment: { remove: removed, set: { [WRITE_MODE_ENV]: config.writeMode } },
       runner: undefined,
-      finish: (setup) => setup,
+      finish: async (setup) => setup,
       patches: UNBOUNDED_PATCHES,
       refusals: undefined,
       describe: [`${modeLine}: commands run as this user, unconfined (credential stores, pushes and the network are theirs); sandbox: off`],
@@ -262,11 +285,12 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     return {
       environment,
       runner: [built.spawnHelper, '--exec'],
-      finish: (setup) => {
+      finish: async (setup) => {
         confinement = build(rawEnv);
         patches.denied = confinement.masks;
         const env: Record<string, string> = { ...setup.env, ...set(confinement) };
         if (readCredentials) Object.assign(env, readCredentialEnv(readCredentials.file, env));
+        if (governed && secretsSeen.size > 0) await checkNoTokenComesBack(built.spawnHelper, setup.shell, env, [...secretsSeen], built.log);
         return { ...setup, env };
       },
       patches,

@@ -53,6 +53,7 @@ export async function createRuntime(config: Config, log: (message: string) => vo
   const policy = bounds.environment;
   const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, ...(bounds.runner ? { runner: bounds.runner } : {}) }) : undefined;
   const shell = (capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy))).then((setup) => bounds.finish(setup));
+  shell.catch(() => {}); // a refusal (bounds.finish) reaches each command that awaits it, and the log
   const spill = new SpillStore(spillOptions(config));
   spill.startCleanup(log);
   const store = openStore({ stateDir: config.stateDir, warn: log });

@@ -2,8 +2,9 @@
 // a file that does) is a credential store like any other, but masking it whole would take the
 // user's PATH and aliases away. So each file holding a known token value gets a copy with every
 // such value removed, and commands see the copy in its place (zodex-spawn binds it over the file).
-// Flow: tokenValuesIn(startup files) + the values in the environments -> filesHolding(values) ->
-// redactedCopies -> Confinement.binds.
+// Flow: tokenValuesIn(startup files and what they source) + the values in the environments ->
+// redactedCopies of every candidate file holding one -> Confinement.binds; app/ then checks, with
+// a confined login shell, that no value comes back (a file read some other way).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,8 +39,24 @@ function listFiles(dir: string, depth: number, into: string[]): void {
   }
 }
 
-// Where token values are looked for: the startup files (the homes', /etc's and /etc/profile.d's),
-// every regular file directly in each home, and ~/.config two levels down.
+// How deep `source FILE` chains are followed from a startup file.
+const SOURCE_DEPTH = 6;
+
+// The files a startup file sources with a literal path (`source ~/x`, `. "$HOME/x"`, `.
+// ${HOME}/x`, an absolute path), relative to `home`.
+export function sourcedFiles(text: string, home: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/(?:^|[;&|{(]|\bthen|\bdo|\belse)\s*(?:source|\.)\s+["']?((?:~|\$HOME|\$\{HOME\})?[A-Za-z0-9_./+@%=,:-]+)["']?/gm)) {
+    const raw = match[1]!;
+    const expanded = raw.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, home);
+    if (path.isAbsolute(expanded)) found.push(path.normalize(expanded));
+  }
+  return found;
+}
+
+// Where token values are looked for: the startup files (the homes', /etc's and /etc/profile.d's)
+// and every file they source (followed SOURCE_DEPTH deep), every regular file directly in each
+// home, and ~/.config two levels down.
 export function candidateFiles(homes: readonly string[]): string[] {
   const files = new Set(startupFiles(homes));
   for (const home of homes) {
@@ -51,6 +68,21 @@ export function candidateFiles(homes: readonly string[]): string[] {
   const system: string[] = [];
   listFiles(SYSTEM_STARTUP_FOLDER, 1, system);
   for (const file of system) files.add(file);
+  let frontier = [...files];
+  for (let depth = 0; depth < SOURCE_DEPTH && frontier.length > 0; depth++) {
+    const next: string[] = [];
+    for (const file of frontier) {
+      const text = readSmall(file);
+      if (text === undefined) continue;
+      const home = homes.find((candidate) => file.startsWith(`${candidate}/`)) ?? homes[0] ?? '/';
+      for (const sourced of sourcedFiles(text, home)) {
+        if (files.has(sourced)) continue;
+        files.add(sourced);
+        next.push(sourced);
+      }
+    }
+    frontier = next;
+  }
   return [...files];
 }
 
