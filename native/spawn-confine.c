@@ -15,6 +15,7 @@
    runs less confined than the policy says. `zodex-spawn --probe` runs the same steps in a
    throwaway child at zodexd's start. */
 #include "spawn.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -44,8 +45,8 @@
 /* The policy, decoded. Strings point into one copy of the entry's value. */
 struct policy {
   int governed, sandbox, network_off; /* sandbox: 0 off, 1 read-only, 2 workspace-write */
-  const char **masks, **pins, **allowed, **bind_src, **bind_dst, **roots, **keep;
-  size_t n_masks, n_pins, n_allowed, n_binds, n_bind_dst, n_roots, n_keep;
+  const char **masks, **pins, **allowed, **bind_src, **bind_dst, **roots, **keep, **readonly, **prefixes;
+  size_t n_masks, n_pins, n_allowed, n_binds, n_bind_dst, n_roots, n_keep, n_readonly, n_prefixes;
   const char *tmp, *runtime;
 };
 
@@ -100,7 +101,7 @@ int confine_parse(const char *text) {
     if (!keys || push(&entry_values, &entry_count, value) < 0) return fail("policy: out of memory");
     entry_keys = keys;
     entry_keys[entry_count - 1] = key;
-    int is_path = strchr("mabBwkptr", key) != NULL;
+    int is_path = strchr("mabBwkptroM", key) != NULL;
     if (is_path && value[0] != '/') { errno = 0; return fail("policy: '%c' path is not absolute", key); }
     int ok = 0;
     switch (key) {
@@ -117,6 +118,8 @@ int confine_parse(const char *text) {
     case 'B': ok = push(&current.bind_dst, &current.n_bind_dst, value); break;
     case 'w': ok = push(&current.roots, &current.n_roots, value); break;
     case 'k': ok = push(&current.keep, &current.n_keep, value); break;
+    case 'o': ok = push(&current.readonly, &current.n_readonly, value); break;
+    case 'M': ok = push(&current.prefixes, &current.n_prefixes, value); break;
     case 't': current.tmp = value; break;
     case 'r': current.runtime = value; break;
     default: errno = 0; return fail("policy: unknown entry '%c' (zodexd and zodex-spawn are from different builds?)", key);
@@ -274,6 +277,28 @@ static int mask(const char *path) {
   return 0;
 }
 
+/* 'M' DIR/PREFIX: every entry of DIR whose name starts with PREFIX, masked (the private folders of
+   every zodexd of this user: their zodex-spawn copies must stay theirs). */
+static int mask_prefixed(const char *pattern) {
+  const char *slash = strrchr(pattern, '/');
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%.*s", (int)(slash - pattern), pattern);
+  if (!dir[0]) snprintf(dir, sizeof dir, "/");
+  const char *prefix = slash + 1;
+  DIR *folder = opendir(dir);
+  if (!folder) return 0;
+  struct dirent *entry;
+  int rc = 0;
+  while (rc == 0 && (entry = readdir(folder)) != NULL) {
+    if (strncmp(entry->d_name, prefix, strlen(prefix)) != 0) continue;
+    char path[4096 + 256];
+    snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, entry->d_name);
+    rc = mask(path);
+  }
+  closedir(folder);
+  return rc;
+}
+
 /* Binds a folder onto itself: a mount point cannot be renamed or removed, so a command cannot move
    a store's folder away from the path where the next command masks it. */
 static int pin(const char *path) {
@@ -422,6 +447,9 @@ static int root_filesystems(void) {
    --writable-root, as they were) attached back on top, /proc and /dev as they were, a private
    /tmp (zodexd's, shared by its commands) and a private /dev/shm. A write anywhere else fails
    with EROFS. In read-only, the workdir stays readable where it was hidden by the private /tmp. */
+/* The private /tmp, cloned before the masks (it lies among the folders they hide). */
+static int early_tmp = -1;
+
 static int sandbox_filesystems(const char *workdir) {
   char real[PATH_MAX];
   const char *cwd = workdir && realpath(workdir, real) ? real : NULL;
@@ -437,7 +465,7 @@ static int sandbox_filesystems(const char *workdir) {
   if (proc < 0 || dev < 0) return fail("cloning /proc and /dev");
   for (size_t i = 0; i < n; i++)
     if ((trees[i] = open_tree_clone(roots[i])) < 0) return fail("cloning the writable root %s", roots[i]);
-  if (private_tmp && (tmp = open_tree_clone(current.tmp)) < 0) return fail("cloning the private /tmp %s", current.tmp);
+  if (private_tmp && (tmp = early_tmp) < 0) return fail("cloning the private /tmp %s", current.tmp);
   /* read-only mode, workdir under /tmp: it stays visible (read-only) inside the private /tmp */
   if (private_tmp && current.sandbox == 1 && cwd && beneath(cwd, "/tmp") && (seen = open_tree_clone(cwd)) < 0) return fail("cloning %s", cwd);
   if (set_readonly("/", 1) < 0) return fail("making / read-only");
@@ -636,16 +664,27 @@ int confine_apply(const char *cwd, int channel) {
   if (enter_namespaces() < 0) return -1;
   int mount_ns = channel >= 0 ? open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) : -1;
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) return fail("making every mount private to the command");
+  if (current.sandbox && current.tmp && (early_tmp = open_tree_clone(current.tmp)) < 0) return fail("cloning the private /tmp %s", current.tmp);
+  /* pins first (a pin binds a folder with what is mounted below it), then the redacted copies
+     (their sources may lie in a folder masked next), then the masks */
   if (pin_parents() < 0) return -1;
+  for (size_t i = 0; i < current.n_binds; i++) {
+    struct stat st;
+    if (stat(current.bind_dst[i], &st) < 0) continue;
+    if (mount(current.bind_src[i], current.bind_dst[i], NULL, MS_BIND, NULL) < 0) return fail("binding a redacted copy over %s", current.bind_dst[i]);
+  }
   for (size_t i = 0; i < current.n_masks; i++)
     if (mask(current.masks[i]) < 0) return -1;
-  if (current.governed || current.sandbox) {
-    for (size_t i = 0; i < current.n_binds; i++) {
-      struct stat st;
-      if (stat(current.bind_dst[i], &st) < 0) continue;
-      if (mount(current.bind_src[i], current.bind_dst[i], NULL, MS_BIND, NULL) < 0) return fail("binding a redacted copy over %s", current.bind_dst[i]);
-    }
-    if (replace_runtime() < 0 || mask_sockets() < 0) return -1;
+  for (size_t i = 0; i < current.n_prefixes; i++)
+    if (mask_prefixed(current.prefixes[i]) < 0) return -1;
+  if ((current.governed || current.sandbox) && (replace_runtime() < 0 || mask_sockets() < 0)) return -1;
+  /* read-only folders (root: the system's programs and configuration, which unconfined processes
+     run later: ld.so.preload, the publisher's git, cron) */
+  for (size_t i = 0; i < current.n_readonly; i++) {
+    struct stat st;
+    if (lstat(current.readonly[i], &st) < 0 || !S_ISDIR(st.st_mode)) continue;
+    if (mount(current.readonly[i], current.readonly[i], NULL, MS_BIND | MS_REC, NULL) < 0 || set_readonly(current.readonly[i], 1) < 0)
+      return fail("making %s read-only", current.readonly[i]);
   }
   if (getuid() == 0 && root_filesystems() < 0) return -1;
   if (current.sandbox && sandbox_filesystems(cwd) < 0) return -1;

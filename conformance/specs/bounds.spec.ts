@@ -80,6 +80,23 @@ requirement('bounds.default-mode', async ({ zodex }) => {
   }
 });
 
+requirement('bounds.own-code', async ({ zodex }) => {
+  test.skip(process.getuid?.() !== 0, 'root only: a normal user cannot write /etc or /usr anyway (spec/bounds/routes-user.test.ts checks the private folder)');
+  const z = await zodex({});
+  await z.sh('true'); // the standby pool and its zygote are up
+  const zygote = execFileSync('pgrep', ['-P', String(z.server.pid), '-f', '--', '--zygote'], { encoding: 'utf8' }).trim().split('\n')[0]!;
+  const helper = fs.readlinkSync(`/proc/${zygote}/exe`);
+  expect(helper).toMatch(/\/zodex-bounds-\d+-[^/]+\/zodex-spawn$/);
+  const before = fs.readFileSync(helper);
+  const attempt = await z.exec({ cmd: `echo x >> '${helper}'; echo y > /etc/ld.so.preload; touch /usr/bin/zodex-probe; echo "entries: $(ls -A '${path.dirname(helper)}' | wc -l)"`, workdir: '/tmp' });
+  expect(attempt.output.match(/Read-only file system/g)).toHaveLength(3);
+  expect(attempt.output).toMatch(/^entries: 0$/m);
+  expect(fs.readFileSync(helper).equals(before)).toBe(true);
+  expect(fs.existsSync('/etc/ld.so.preload') && fs.readFileSync('/etc/ld.so.preload', 'utf8').includes('y')).toBe(false);
+  const next = await z.exec({ cmd: `cat /proc/${z.server.pid}/environ >/dev/null 2>&1 && echo readable || echo refused; grep CapEff /proc/self/status`, workdir: '/tmp' });
+  expect(next.output).toMatch(/^refused\nCapEff:\s+0+\n$/);
+});
+
 requirement('bounds.patch-stores', async ({ zodex }) => {
   const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-patch-stores-')));
   try {

@@ -50,7 +50,7 @@ describe('zodexd bounds', () => {
       expect(env).toMatchObject({ ZODEX_WRITE_MODE: 'publish-pr', GIT_TERMINAL_PROMPT: '0' });
       expect(env.ZODEX_CONFINE).toMatch(/^g1:1/);
       expect(bounds.runner?.[1]).toBe('--exec');
-      expect(bounds.patches.denied).toEqual(expect.arrayContaining([path.join(home, '.git-credentials'), path.join(home, '.ssh'), path.join(home, 'state', 'run')]));
+      expect(bounds.patches.denied).toEqual(expect.arrayContaining([path.join(home, '.git-credentials'), path.join(home, '.ssh'), path.join(home, 'state')]));
       expect(bounds.describe[0]).toMatch(/^write mode: publish-pr \(the default\): commands run confined/);
     } finally {
       bounds.close();

@@ -106,6 +106,7 @@ describe.skipIf(!asRoot)('every route, for a command of a normal user', () => {
           "grep -E '^Cap(Eff|Prm)' /proc/self/status",
           'cat /proc/$PPID/environ >/dev/null 2>&1 && echo parent-environ-readable || echo parent-environ-refused',
           'unshare -Urm sh -c "umount $HOME/.ssh 2>/dev/null && echo unmasked || echo still-masked"',
+          'for d in /tmp/zodex-bounds-*; do ls -A "$d"; done | wc -l | sed "s/^/private entries: /"',
         ].join('; '),
         world.home,
       );
@@ -116,6 +117,7 @@ describe.skipIf(!asRoot)('every route, for a command of a normal user', () => {
       expect(output).toMatch(/CapEff:\s+0000000000000000/);
       expect(output).toContain('parent-environ-refused');
       expect(output).toContain('still-masked');
+      expect(output).toContain('private entries: 0'); // zodexd's zodex-spawn copy is out of reach
     } finally {
       await client.close();
     }

@@ -36,6 +36,7 @@ const base: Confinement = {
   sandbox: 'off',
   networkOff: false,
   masks: [],
+  maskPrefixes: [],
   pins: [],
   allowedSockets: [],
   binds: [],
@@ -43,6 +44,7 @@ const base: Confinement = {
   privateTmp: undefined,
   runtimeDir: undefined,
   keep: [],
+  readOnly: [],
 };
 
 // Absolute paths with any character an environment entry can carry (no NUL): colons, digits
@@ -68,6 +70,7 @@ describe('the confinement entry', () => {
       sandbox: fc.constantFrom('off', 'read-only', 'workspace-write'),
       networkOff: fc.boolean(),
       masks: fc.array(absolutePath, { maxLength: 4 }),
+      maskPrefixes: fc.array(absolutePath, { maxLength: 2 }),
       pins: fc.array(absolutePath, { maxLength: 3 }),
       allowedSockets: fc.array(absolutePath, { maxLength: 2 }),
       binds: fc.array(fc.record({ source: absolutePath, target: absolutePath }), { maxLength: 2 }),
@@ -75,6 +78,7 @@ describe('the confinement entry', () => {
       privateTmp: fc.option(absolutePath, { nil: undefined }),
       runtimeDir: fc.option(absolutePath, { nil: undefined }),
       keep: fc.array(absolutePath, { maxLength: 2 }),
+      readOnly: fc.array(absolutePath, { maxLength: 2 }),
     }) as fc.Arbitrary<Confinement>;
     fc.assert(
       fc.property(confinement, (policy) => {
@@ -84,6 +88,7 @@ describe('the confinement entry', () => {
           ...(policy.networkOff ? [['n', 'off'] as [string, string]] : []),
           ...policy.pins.map((value): [string, string] => ['p', value]),
           ...policy.masks.map((value): [string, string] => ['m', value]),
+          ...policy.maskPrefixes.map((value): [string, string] => ['M', value]),
           ...policy.allowedSockets.map((value): [string, string] => ['a', value]),
           ...policy.binds.flatMap(({ source, target }): Array<[string, string]> => [
             ['b', source],
@@ -91,6 +96,7 @@ describe('the confinement entry', () => {
           ]),
           ...policy.writableRoots.map((value): [string, string] => ['w', value]),
           ...policy.keep.map((value): [string, string] => ['k', value]),
+          ...policy.readOnly.map((value): [string, string] => ['o', value]),
           ...(policy.privateTmp ? [['t', policy.privateTmp] as [string, string]] : []),
           ...(policy.runtimeDir ? [['r', policy.runtimeDir] as [string, string]] : []),
         ];

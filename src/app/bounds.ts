@@ -14,7 +14,7 @@ import { isGoverned, WRITE_MODE_ENV } from '../bounds/modes.js';
 import { loadReadCredentials, readCredentialEnv } from '../bounds/readcreds.js';
 import { registerSecret } from '../bounds/secrets.js';
 import { candidateFiles, redactedCopies, tokenValuesIn } from '../bounds/startfiles.js';
-import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, TOKEN_VARIABLES } from '../bounds/stores.js';
+import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, ROOT_SYSTEM_FOLDERS, TOKEN_VARIABLES } from '../bounds/stores.js';
 import { probeAdvice, probeConfinement, runConfinedShells } from '../exec/confine.js';
 import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
 import type { RefusalNotes } from '../exec/session.js';
@@ -24,7 +24,10 @@ import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } fr
 import { statusResultSchema } from '../publisher/protocol.js';
 import type { Config } from './config/defaults.js';
 
+// zodexd's private folder (its copy of zodex-spawn, the redacted copies), masked from commands,
+// and the sandbox's /tmp, which commands see at /tmp.
 const FOLDER_PREFIX = 'zodex-bounds-';
+const TMP_PREFIX = 'zodex-sandbox-tmp-';
 // With the network off, the local services that would resolve or reach a name for a command:
 // systemd-resolved's varlink sockets, nscd, and the system bus (resolved's D-Bus API).
 const RESOLVER_SOCKETS = ['/run/systemd/resolve/io.systemd.Resolve', '/run/systemd/resolve/io.systemd.Resolve.Monitor', '/run/nscd/socket', '/var/run/nscd/socket', '/run/dbus/system_bus_socket', '/var/run/dbus/system_bus_socket'];
@@ -36,6 +39,10 @@ export class BoundsError extends Error {
 }
 
 export interface Bounds {
+  // The zodex-spawn to run: a copy in the private folder, out of every command's reach (a
+  // command could otherwise replace the one in a checkout it owns, and the next standby would
+  // start it unconfined); the built one when nothing is confined.
+  spawnHelper: string;
   // What every command's environment loses and gets (the confinement entry included).
   environment: EnvironmentPolicy;
   // The login shell runs under zodex-spawn --exec with the same confinement, or undefined.
@@ -107,7 +114,7 @@ function writableParent(dir: string): boolean {
 }
 
 // The publisher's answer to `status`, if one listens at `socket` and answers within the timeout.
-async function publisherStatus(socket: string): Promise<{ mode: string; tokenFile?: string | undefined } | undefined> {
+async function publisherStatus(socket: string): Promise<{ mode: string; tokenFile?: string | undefined; stateDir?: string | undefined } | undefined> {
   try {
     const response = await sendPublisherRequest(socket, { op: 'status' }, `zodexd-${process.pid}`, PUBLISHER_STATUS_TIMEOUT_MS);
     if (!response.ok) return undefined;
@@ -121,7 +128,7 @@ async function publisherStatus(socket: string): Promise<{ mode: string; tokenFil
 // Removes the folders of zodexd's that ended without removing theirs (their pid is gone).
 function sweepStale(tmp: string): void {
   for (const name of fs.readdirSync(tmp, { withFileTypes: true })) {
-    const match = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name.name);
+    const match = new RegExp(`^(?:${FOLDER_PREFIX}|${TMP_PREFIX})(\\d+)-`).exec(name.name);
     if (!match || !name.isDirectory()) continue;
     try {
       process.kill(Number(match[1]), 0);
@@ -138,6 +145,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
   const modeLine = `write mode: ${config.writeMode}${config.writeModeSource === 'the default' ? ' (the default)' : ''}`;
   if (!governed && config.sandbox === 'off' && !networkOff) {
     return {
+      spawnHelper: built.spawnHelper,
       environment: { remove: removed, set: { [WRITE_MODE_ENV]: config.writeMode } },
       runner: undefined,
       finish: async (setup) => setup,
@@ -161,13 +169,16 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     // another zodexd sweeping at the same time, or an unreadable temp dir: nothing to do
   }
   const folder = fs.mkdtempSync(path.join(tmp, `${FOLDER_PREFIX}${process.pid}-`));
-  const close = () => fs.rmSync(folder, { recursive: true, force: true });
+  const privateTmp = config.sandbox === 'off' ? undefined : fs.mkdtempSync(path.join(tmp, `${TMP_PREFIX}${process.pid}-`));
+  const close = () => {
+    fs.rmSync(folder, { recursive: true, force: true });
+    if (privateTmp) fs.rmSync(privateTmp, { recursive: true, force: true });
+  };
   try {
-    const privateTmp = config.sandbox === 'off' ? undefined : path.join(folder, 'tmp');
-    if (privateTmp) {
-      fs.mkdirSync(privateTmp);
-      fs.chmodSync(privateTmp, 0o1777);
-    }
+    if (privateTmp) fs.chmodSync(privateTmp, 0o1777);
+    const spawnHelper = path.join(folder, 'zodex-spawn');
+    fs.copyFileSync(built.spawnHelper, spawnHelper);
+    fs.chmodSync(spawnHelper, 0o700);
 
     // The publisher: its socket stays reachable in publish-pr (and in direct mode), its folder is
     // masked in read-only; its mode must be ours; its token file is masked.
@@ -180,7 +191,8 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
           `they must agree: start both with the same --write-mode (or ${WRITE_MODE_ENV})`,
       );
     }
-    const extraMasks = [path.join(config.stateDir, 'run'), path.join(config.stateDir, 'publisher'), '/etc/zodex'];
+    // zodexd's state (control sockets, history, OAuth grants, config) and the publisher's.
+    const extraMasks = [config.stateDir, ...(publisher?.stateDir ? [publisher.stateDir] : [])];
     const networkMasks = networkOff ? RESOLVER_SOCKETS : [];
     if (config.authTokenFile) extraMasks.push(config.authTokenFile);
     if (publisher?.tokenFile) extraMasks.push(publisher.tokenFile);
@@ -202,7 +214,8 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     const build = (env: Readonly<Record<string, string | undefined>>): Confinement => {
       const homes = homesOf(env);
       const stores = governed ? credentialStores(homes, env as Record<string, string>) : [];
-      const masks = [...(governed ? [...stores.map((store) => store.path), ...extraMasks] : []), ...networkMasks];
+      // the private folder in every confined mode: the zodex-spawn copy must stay zodexd's
+      const masks = [...(governed ? [...stores.map((store) => store.path), ...extraMasks] : []), folder, ...networkMasks];
       const files = governed ? candidateFiles(homes) : [];
       for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) (secretsSeen.add(value), registerSecret('a token assigned in a startup file', value));
       const masked = (file: string) => masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
@@ -214,9 +227,12 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
         sandbox: config.sandbox,
         networkOff,
         masks,
+        // every zodexd's private folders and pool sockets, this one's included
+        maskPrefixes: [FOLDER_PREFIX, TMP_PREFIX, 'zodex-standby-'].map((prefix) => path.join(tmp, prefix)),
         pins: pinnedFolders(stores, writableParent),
         allowedSockets,
         binds: governed ? redactedCopies([...secretsSeen], files, folder, masked) : [],
+        readOnly: governed && process.getuid?.() === 0 ? [...ROOT_SYSTEM_FOLDERS] : [],
         writableRoots: config.writableRoots,
         privateTmp,
         runtimeDir,
@@ -225,7 +241,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     };
 
     let confinement = build(process.env);
-    const probe = await probeConfinement(built.spawnHelper, encodeConfinement(confinement), privateTmp ?? folder, built.shell);
+    const probe = await probeConfinement(spawnHelper, encodeConfinement(confinement), privateTmp ?? tmp, built.shell);
     if (!probe.ok) {
       const asked = [governed ? `--write-mode ${config.writeMode}` : undefined, config.sandbox !== 'off' ? `--sandbox ${config.sandbox}` : undefined, networkOff ? '--sandbox-network off' : undefined].filter(Boolean).join(' ');
       throw new BoundsError(
@@ -283,14 +299,15 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     };
     const patches: PatchBounds = { denied: confinement.masks, sandbox: config.sandbox, writableRoots: config.writableRoots, privateTmp };
     return {
+      spawnHelper,
       environment,
-      runner: [built.spawnHelper, '--exec'],
+      runner: [spawnHelper, '--exec'],
       finish: async (setup) => {
         confinement = build(rawEnv);
         patches.denied = confinement.masks;
         const env: Record<string, string> = { ...setup.env, ...set(confinement) };
         if (readCredentials) Object.assign(env, readCredentialEnv(readCredentials.file, env));
-        if (governed && secretsSeen.size > 0) await checkNoTokenComesBack(built.spawnHelper, setup.shell, env, [...secretsSeen], built.log);
+        if (governed && secretsSeen.size > 0) await checkNoTokenComesBack(spawnHelper, setup.shell, env, [...secretsSeen], built.log);
         return { ...setup, env };
       },
       patches,

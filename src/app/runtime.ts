@@ -59,7 +59,7 @@ export async function createRuntime(config: Config, log: (message: string) => vo
   const store = openStore({ stateDir: config.stateDir, warn: log });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
   const tails = new TailRings();
-  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log, refusals: bounds.refusals }), {
+  const engine = new ExecEngine(engineOptions(config, { spawnHelper: bounds.spawnHelper, shell, spill, log, refusals: bounds.refusals }), {
     onSessionStart: (session) => {
       tails.track(session);
       store.sessionStarted({ sessionId: session.id, agentId: session.agentId ?? '', serverId, pid: session.pid, cmd: session.cmd, cwd: session.cwd });

@@ -13,12 +13,16 @@ export interface Confinement {
   // Files and folders masked where they exist when the command starts (credential stores, the
   // publisher's socket folder in read-only, token files).
   masks: string[];
+  // DIR/PREFIX: every entry of DIR named PREFIX… masked (every zodexd's private folders).
+  maskPrefixes: string[];
   // Folders bound onto themselves so that the stores below cannot be moved away.
   pins: string[];
   // Listening sockets of the user's that stay reachable (the publisher's in publish-pr).
   allowedSockets: string[];
   // Redacted copies bound over the files they were made from (startup files holding a token).
   binds: Array<{ source: string; target: string }>;
+  // Folders made read-only (governed root: the system's programs and configuration).
+  readOnly: string[];
   // workspace-write: writable besides the call's workdir (--writable-root).
   writableRoots: string[];
   // The sandbox's /tmp: a folder of this zodexd, shared by its commands.

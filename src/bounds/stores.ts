@@ -67,8 +67,15 @@ const ENV_STORES: ReadonlyArray<[string, string]> = [
   ['XDG_DATA_HOME', 'keyrings'],
 ];
 
-// Machine-wide: the X11 sockets' folder (an X server running as root leaves them open to all).
-const SYSTEM_STORES = ['/tmp/.X11-unix'];
+// Machine-wide: the X11 sockets' folder (an X server running as root leaves them open to all), and
+// /etc/zodex (where the README keeps a root publisher's token).
+const SYSTEM_STORES = ['/tmp/.X11-unix', '/etc/zodex'];
+
+// What a governed command of root sees read-only: the programs, libraries and configuration that
+// processes outside every confinement run next (the publisher's git, zodex-spawn's own loader
+// reading /etc/ld.so.preload, modprobe.d's install lines on a module autoload, cron). Root owns
+// them, and uid 0 writes what it owns with no capability at all.
+export const ROOT_SYSTEM_FOLDERS: readonly string[] = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/opt', '/var/lib', '/var/spool'];
 
 function absolute(value: string | undefined): string | undefined {
   return value && path.isAbsolute(value) ? path.normalize(value) : undefined;

@@ -50,10 +50,12 @@ export function encodeConfinement(confinement: Confinement): string {
   if (confinement.networkOff) entries.push(['n', 'off']);
   for (const pin of confinement.pins) entries.push(['p', pin]);
   for (const mask of confinement.masks) entries.push(['m', mask]);
+  for (const prefix of confinement.maskPrefixes) entries.push(['M', prefix]);
   for (const socket of confinement.allowedSockets) entries.push(['a', socket]);
   for (const { source, target } of confinement.binds) entries.push(['b', source], ['B', target]);
   for (const root of confinement.writableRoots) entries.push(['w', root]);
   for (const kept of confinement.keep) entries.push(['k', kept]);
+  for (const folder of confinement.readOnly) entries.push(['o', folder]);
   if (confinement.privateTmp) entries.push(['t', confinement.privateTmp]);
   if (confinement.runtimeDir) entries.push(['r', confinement.runtimeDir]);
   return entries.map(([key, value]) => `${key}${Buffer.byteLength(value, 'utf8')}:${value}`).join('');

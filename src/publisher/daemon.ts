@@ -138,6 +138,7 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     allowedRemotes: config.allowedRemotes.map(describeAllowedRemote),
     tokenLoaded: token !== undefined,
     ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}),
+    stateDir: options.stateDir,
   });
 
   async function record(request: PublisherRequest, facts: PublicationFacts, outcome: PublicationOutcome, error?: string): Promise<void> {

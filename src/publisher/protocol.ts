@@ -68,8 +68,10 @@ export const statusResultSchema = z.object({
   protectedBranches: z.array(z.string()),
   allowedRemotes: z.array(z.string()),
   tokenLoaded: z.boolean(),
-  // Where the token was read from (zodexd masks it from its commands), when it came from a file.
+  // Where the token was read from, and the daemon's state (its staging repository): zodexd masks
+  // both from its commands.
   tokenFile: z.string().optional(),
+  stateDir: z.string().optional(),
 });
 export const publishResultSchema = z.object({
   repository: z.string(),
