@@ -10,7 +10,7 @@ import { DEFAULT_WRITE_MODE, isGoverned, resolveWriteMode } from '../../src/boun
 import { loadReadCredentials, readCredentialEnv } from '../../src/bounds/readcreds.js';
 import { knownSecrets, registerSecret } from '../../src/bounds/secrets.js';
 import { candidateFiles, redactedCopies, tokenValuesIn } from '../../src/bounds/startfiles.js';
-import { credentialStores, pinnedFolders, tokenAssignments } from '../../src/bounds/stores.js';
+import { credentialStores, pinnedFolders, tokenAssignments, writtenCredentials } from '../../src/bounds/stores.js';
 
 const scratch: string[] = [];
 const tempDir = () => {
@@ -68,6 +68,19 @@ describe('token values in startup files', () => {
       'export GH_TOKEN=short',
     ].join('\n');
     expect(tokenAssignments(text).sort()).toEqual(['ghe_fishValue12345', 'ghp_double quoted', 'ghp_plainValue123456', 'ghp_singleQuoted99', 'glpat-cshValue1234'].sort());
+  });
+
+  it("finds a URL's password and git's extraheader written into a file, as CI checkouts leave them", () => {
+    const gitconfig = [
+      '[url "https://x-access-token:ghs_urlPassword01234@github.com/"]',
+      '\tinsteadOf = https://github.com/',
+      '[http "https://github.com/"]',
+      '\textraheader = AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX2hlYWRlcg==',
+      '[remote "origin"]',
+      '\turl = https://github.com/acme/widgets.git',
+    ].join('\n');
+    expect(writtenCredentials(gitconfig)).toEqual(['ghs_urlPassword01234', 'eC1hY2Nlc3MtdG9rZW46Z2hzX2hlYWRlcg==']);
+    expect(writtenCredentials('see https://user@example.com and http://a:b@c')).toEqual([]);
   });
 
   it('makes a copy without the values of each file that holds one, and leaves masked files alone', () => {

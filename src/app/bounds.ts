@@ -211,6 +211,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
     };
     learn(process.env);
 
+    const readCredentials = config.gitReadCredentials === undefined ? undefined : loadReadCredentials(config.gitReadCredentials);
     const build = (env: Readonly<Record<string, string | undefined>>): Confinement => {
       const homes = homesOf(env);
       const stores = governed ? credentialStores(homes, env as Record<string, string>) : [];
@@ -218,7 +219,8 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
       const masks = [...(governed ? [...stores.map((store) => store.path), ...extraMasks] : []), folder, ...networkMasks];
       const files = governed ? candidateFiles(homes) : [];
       for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) (secretsSeen.add(value), registerSecret('a token assigned in a startup file', value));
-      const masked = (file: string) => masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
+      // masked anyway, or the read-only credential itself (commands read it as it is)
+      const masked = (file: string) => file === readCredentials?.file || masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
       const runtimeDir = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? path.normalize(env.XDG_RUNTIME_DIR) : undefined;
       const sshAgent = env.SSH_AUTH_SOCK && path.isAbsolute(env.SSH_AUTH_SOCK) ? env.SSH_AUTH_SOCK : undefined;
       const allowedSockets = [...(config.writeMode !== 'read-only' ? [publisherSocket] : []), ...(!governed && sshAgent ? [sshAgent] : [])];
@@ -250,7 +252,6 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
       );
     }
 
-    const readCredentials = config.gitReadCredentials === undefined ? undefined : loadReadCredentials(config.gitReadCredentials);
     if (readCredentials && confinement.masks.some((mask) => readCredentials.file === mask || readCredentials.file.startsWith(`${mask}/`))) {
       throw new BoundsError(`--git-read-credentials ${readCredentials.file} is inside a credential store that commands cannot read; keep the read-only credential in a file of its own (e.g. ~/.config/git-read-credentials)`);
     }

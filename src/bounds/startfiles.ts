@@ -8,7 +8,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { MIN_TOKEN_CHARS, startupFiles, SYSTEM_STARTUP_FOLDER, tokenAssignments } from './stores.js';
+import { MIN_TOKEN_CHARS, startupFiles, SYSTEM_STARTUP_FOLDER, tokenAssignments, writtenCredentials } from './stores.js';
 
 // Files larger than this are not read (a startup file or a dotfile is a few KiB).
 const MAX_FILE_BYTES = 256 * 1024;
@@ -56,7 +56,7 @@ export function sourcedFiles(text: string, home: string): string[] {
 
 // Where token values are looked for: the startup files (the homes', /etc's and /etc/profile.d's)
 // and every file they source (followed SOURCE_DEPTH deep), every regular file directly in each
-// home, and ~/.config two levels down.
+// home (~/.gitconfig, ~/.npmrc among them), ~/.config two levels down, and /etc/gitconfig.
 export function candidateFiles(homes: readonly string[]): string[] {
   const files = new Set(startupFiles(homes));
   for (const home of homes) {
@@ -65,7 +65,7 @@ export function candidateFiles(homes: readonly string[]): string[] {
     listFiles(path.join(home, '.config'), CONFIG_DEPTH, direct);
     for (const file of direct) files.add(file);
   }
-  const system: string[] = [];
+  const system: string[] = ['/etc/gitconfig'];
   listFiles(SYSTEM_STARTUP_FOLDER, 1, system);
   for (const file of system) files.add(file);
   let frontier = [...files];
@@ -86,12 +86,13 @@ export function candidateFiles(homes: readonly string[]): string[] {
   return [...files];
 }
 
-// The token values the startup files assign literally.
+// The token values the startup files assign literally, and the credentials any of the files holds
+// in plain sight (a URL's password, git's extraheader: ~/.gitconfig is one of them).
 export function tokenValuesIn(files: readonly string[]): string[] {
   const values = new Set<string>();
   for (const file of files) {
     const text = readSmall(file);
-    if (text !== undefined) for (const value of tokenAssignments(text)) values.add(value);
+    if (text !== undefined) for (const value of [...tokenAssignments(text), ...writtenCredentials(text)]) values.add(value);
   }
   return [...values];
 }

@@ -162,3 +162,14 @@ export function tokenAssignments(text: string): string[] {
   }
   return values;
 }
+
+// Credentials written into a file in plain sight, whoever reads them: a URL's password
+// (`https://user:TOKEN@github.com`, in a git config's remote or insteadOf, or a .npmrc) and an
+// HTTP authorization git sends (`extraheader = AUTHORIZATION: basic …`, as CI checkouts leave in
+// ~/.gitconfig).
+export function writtenCredentials(text: string): string[] {
+  const values: string[] = [];
+  for (const match of text.matchAll(/\bhttps?:\/\/[^\s:/@'"]+:([^\s@/'"]{8,})@/gi)) values.push(match[1]!);
+  for (const match of text.matchAll(/\bextraheader\s*=\s*"?authorization:\s*(?:basic|bearer|token)\s+([A-Za-z0-9+/=._~-]{8,})/gi)) values.push(match[1]!);
+  return values;
+}
