@@ -229,8 +229,9 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
         sandbox: config.sandbox,
         networkOff,
         masks,
-        // every zodexd's private folders and pool sockets, this one's included
-        maskPrefixes: [FOLDER_PREFIX, TMP_PREFIX, 'zodex-standby-'].map((prefix) => path.join(tmp, prefix)),
+        // every zodexd's private folders, this one's included (their pool sockets fall under the
+        // socket rule: a mask per folder would cost a mount each, for nothing)
+        maskPrefixes: [FOLDER_PREFIX, TMP_PREFIX].map((prefix) => path.join(tmp, prefix)),
         pins: pinnedFolders(stores, writableParent),
         allowedSockets,
         binds: governed ? redactedCopies([...secretsSeen], files, folder, masked) : [],
