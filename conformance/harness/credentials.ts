@@ -10,9 +10,10 @@
 //     running credential-cache daemon, ~/.netrc, gh's hosts.yml, ~/.ssh, a login rc file that
 //     exports GH_TOKEN; GH_TOKEN and GITHUB_TOKEN in zodexd's environment too. Every token is the
 //     writer's password, so any route that leaks one becomes a push the remote records;
-//   - a publisher in publish-pr (which the read-only zodexd's socket variable names too) and one in
-//     direct mode (same user, --allow-same-user-token-readable, a token file), and a fake GitHub
-//     REST API for their pull requests.
+//   - a publisher in publish-pr (which the read-only zodexd's socket variable names too; its token
+//     in a file) and one in direct mode (its token in its environment, so in /proc/PID/environ),
+//     both of the same user (--allow-same-user-token-readable), and a fake GitHub REST API for
+//     their pull requests.
 // routeScript(mode) tries every route from one exec_command, each pushing branch MODE-ROUTE;
 // branches() reads the remote's refs: the ground truth.
 
@@ -54,7 +55,7 @@ export interface CredentialWorld {
   close(): Promise<void>;
 }
 
-const ROUTES = ['store', 'xdg-store', 'cache', 'netrc', 'env', 'login-rc', 'proc-environ', 'gh-hosts', 'proc-root', 'ssh-key', 'ssh-agent', 'publisher-token', 'publisher-push', 'publisher-forged', 'read-credential'] as const;
+const ROUTES = ['store', 'xdg-store', 'cache', 'netrc', 'env', 'login-rc', 'proc-environ', 'gh-hosts', 'proc-root', 'ssh-key', 'ssh-agent', 'publisher-token', 'publisher-environ', 'publisher-push', 'publisher-forged', 'read-credential'] as const;
 export type Route = (typeof ROUTES)[number] | 'publish-pr';
 export const ALL_ROUTES: readonly Route[] = [...ROUTES, 'publish-pr'];
 
@@ -254,14 +255,15 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     for (const mode of ['publish-pr', 'direct'] as const) {
       const dir = path.join(root, `publisher-${mode}`);
       fs.mkdirSync(path.join(dir, 'run'), { recursive: true, mode: 0o700 });
+      // publish-pr's publisher reads its token from a file, direct's from its environment.
       const tokenFile = path.join(dir, 'token');
-      fs.writeFileSync(tokenFile, `${PUBLISHER_TOKEN}\n`, { mode: 0o600 });
+      if (mode === 'publish-pr') fs.writeFileSync(tokenFile, `${PUBLISHER_TOKEN}\n`, { mode: 0o600 });
       fs.writeFileSync(path.join(dir, 'publisher.json'), JSON.stringify({ allowedRemotes: [{ url: httpUrl, repo: 'acme/widgets' }], apiBase, protectedBranches: ['main'] }));
       chownTree(dir, owner);
       const socket = path.join(dir, 'run', 'publisher.sock');
-      const args = ['publisher', '--write-mode', mode, '--socket', socket, '--state-dir', path.join(dir, 'state'), '--allow-same-user-token-readable', '--token-file', tokenFile, '--config', path.join(dir, 'publisher.json')];
+      const args = ['publisher', '--write-mode', mode, '--socket', socket, '--state-dir', path.join(dir, 'state'), '--allow-same-user-token-readable', ...(mode === 'publish-pr' ? ['--token-file', tokenFile] : []), '--config', path.join(dir, 'publisher.json')];
       const [cmd, argv] = owner.uid === process.getuid?.() ? [process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]] : ['setpriv', [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', process.execPath, path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]];
-      const daemon = spawn(cmd as string, argv as string[], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, stdio: 'ignore' });
+      const daemon = spawn(cmd as string, argv as string[], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...(mode === 'direct' ? { ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } : {}) }, stdio: 'ignore' });
       children.push(daemon);
       await waitFor(() => fs.existsSync(socket), `the ${mode} publisher`);
       publishers.set(mode, socket);
@@ -283,7 +285,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
       const branch = (route: Route) => `${mode}-${route}`;
       const http = (user: string, secret: string) => `http://${user}:${secret}@127.0.0.1:${httpPort}/remote.git`;
       const ssh = 'ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes';
-      const token = socketOf(mode).replace(/\/run\/publisher\.sock$/, '/token');
+      const token = socketOf('publish-pr').replace(/\/run\/publisher\.sock$/, '/token'); // the one token file
       const pushAs = (route: Route, how: string) => `(${how}) >/dev/null 2>&1 && echo "route ${route}: pushed" || echo "route ${route}: refused"`;
       const push = (route: Route, remoteUrl = httpUrl, extra = '') => `git ${extra} push -q ${remoteUrl} HEAD:refs/heads/${branch(route)}`;
       return [
@@ -302,6 +304,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
         pushAs('ssh-key', `GIT_SSH_COMMAND="${ssh} -o IdentitiesOnly=yes -o IdentityAgent=none -i $HOME/.ssh/id_ed25519" ${push('ssh-key', sshUrl)}`),
         pushAs('ssh-agent', `SSH_AUTH_SOCK='${agentSocket}' GIT_SSH_COMMAND="${ssh}" ${push('ssh-agent', sshUrl)}`),
         pushAs('publisher-token', `T=$(cat '${token}' 2>/dev/null); [ -n "$T" ] && ${push('publisher-token', http('x-access-token', '$T'), '-c credential.helper=')}`),
+        pushAs('publisher-environ', `T=; for p in $(pgrep -f 'zodex.js publisher'); do T=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | sed -n 's/^ZODEX_PUBLISHER_TOKEN=//p' | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('publisher-environ', http('x-access-token', '$T'), '-c credential.helper=')}`),
         // Through the publisher: a direct push (direct mode only), and the same request sent raw,
         // claiming direct mode whatever the session's mode is.
         `git remote add origin ${httpUrl} && git branch -q -m ${branch('publisher-push')}`,
