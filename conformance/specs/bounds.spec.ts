@@ -107,7 +107,7 @@ requirement('bounds.patch-stores', async ({ zodex }) => {
     const patch = [
       '*** Begin Patch',
       `*** Update File: ${home}/.git-credentials`,
-      '*** Move to: /tmp/stolen-credentials',
+      `*** Move to: ${home}-stolen`,
       '@@',
       '-https://writer:secretCanary@example.com',
       '+x',
@@ -123,11 +123,12 @@ requirement('bounds.patch-stores', async ({ zodex }) => {
     expect(text.match(/\[CREDENTIAL_STORE_DENIED\]/g)).toHaveLength(2);
     expect(text).not.toContain('secretCanary');
     expect(fs.readFileSync(path.join(home, '.git-credentials'), 'utf8')).toContain('secretCanary');
-    expect(fs.existsSync('/tmp/stolen-credentials')).toBe(false);
+    expect(fs.existsSync(`${home}-stolen`)).toBe(false);
     expect(fs.existsSync(path.join(home, '.ssh', 'authorized_keys'))).toBe(false);
     expect(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('fine\n');
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(`${home}-stolen`, { force: true });
   }
 });
 
