@@ -3,7 +3,7 @@
     {
       "target_name": "zodex-spawn",
       "type": "executable",
-      "sources": ["native/zodex-spawn.c", "native/spawn-io.c", "native/spawn-kill.c", "native/spawn-reporter.c", "native/spawn-standby.c", "native/spawn-zygote.c"],
+      "sources": ["native/zodex-spawn.c", "native/spawn-io.c", "native/spawn-kill.c", "native/spawn-reporter.c", "native/spawn-standby.c", "native/spawn-zygote.c", "native/spawn-confine.c"],
       "cflags": ["-O2", "-Wall", "-Wextra"]
     },
     {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what zodex's tests need on a Debian bookworm CI machine (Docker Engine, docker-compose,
-# Chromium, bubblewrap, kubectl where an apt source has it) and makes sure one Docker daemon is answering on /var/run/docker.sock.
+# Chromium, bubblewrap, kubectl where an apt source has it, and openssh-server: the write-mode tests
+# push through a real sshd and ssh-agent) and makes sure one Docker daemon is answering on
+# /var/run/docker.sock.
 # Idempotent and quiet: it prints nothing when all is already in place, and prints the relevant log
 # when something fails. Runs as root (no sudo, no systemd needed).
 set -euo pipefail
 
-PACKAGES=(docker.io docker-compose chromium curl bubblewrap)
+PACKAGES=(docker.io docker-compose chromium curl bubblewrap openssh-server)
 SOCK=/var/run/docker.sock
 DOCKERD_LOG=/var/log/dockerd.log
 WAIT_SECONDS=60

@@ -34,6 +34,19 @@ pid_t fork_command(void);
 void kill_descendants_or_group(void);
 void kill_group_and_exit(void);
 
+/* spawn-confine.c: the command's confinement (PROTOCOL.md, "The confinement entry"). */
+int confine_parse(const char *text);
+int confine_active(void);
+int confine_network_off(void);
+const char *confine_failure(void);
+int confine_apply(const char *cwd, int channel);
+int confine_receive(int channel, int *mount_ns, int *listener);
+int confine_serve(int listener, unsigned long *refused);
+int landlock_abi(void);
+int probe(const char *dir, char **program);
+int exec_confined(char **program);
+int show_policy(void);
+
 void prepare_reporter(const char *nonce);
 /* spawn-reporter.c: runs one command on this terminal and reports its end (never returns). */
 void run_reporter(const char *nonce, const char *cwd, char **args, char **env);

@@ -36,7 +36,9 @@
  * The modes, one file each: the reporter (spawn-reporter.c, `zodex-spawn NONCE PROGRAM ARGS...`),
  * the standby that waits for its command (spawn-standby.c), the zygote that forks standbys
  * (spawn-zygote.c); the kill machinery in spawn-kill.c; bytes, frames and descriptors in
- * spawn-io.c. The four wire formats (end marker, command frame, zygote lines, signals) are
+ * spawn-io.c; the command's confinement (the write mode, the sandbox: `--probe`, `--exec` and
+ * `--show-policy` besides) in spawn-confine.c. The five wire formats (end marker, command frame,
+ * zygote lines, signals, confinement entry) are
  * written down in PROTOCOL.md beside this file, and pinned from both sides by
  * spec/exec/wire.test.ts and spec/exec/spawn-frame.test.ts.
  *
@@ -52,8 +54,12 @@ int main(int argc, char **argv) {
   close_inherited();
   if (argc == 3 && strcmp(argv[1], "--zygote") == 0) return zygote(argv[0], argv[2]);
   if (argc == 2 && strcmp(argv[1], "--decode") == 0) return decode_only();
+  if (argc == 2 && strcmp(argv[1], "--show-policy") == 0) return show_policy();
+  if (argc >= 4 && strcmp(argv[1], "--probe") == 0) return probe(argv[2], &argv[3]);
+  if (argc >= 3 && strcmp(argv[1], "--exec") == 0) return exec_confined(&argv[2]);
   if (argc < 3 || (strcmp(argv[2], "--standby") == 0 && argc != 4)) {
-    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET | zodex-spawn --zygote SOCKET\n");
+    fprintf(stderr, "usage: zodex-spawn NONCE PROGRAM [ARGS...] | zodex-spawn NONCE --standby SOCKET | zodex-spawn --zygote SOCKET\n"
+                    "       zodex-spawn --probe DIR PROGRAM [ARGS...] | zodex-spawn --exec PROGRAM [ARGS...]\n");
     return 127;
   }
   if (strcmp(argv[2], "--standby") == 0) return standby(argv[1], argv[3]);

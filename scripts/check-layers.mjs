@@ -20,6 +20,7 @@ export const LAYERS = [
   ['server', 'oauth'],
   ['tools'],
   ['exec', 'patch', 'context', 'publisher'],
+  ['bounds'],
   ['store'],
   ['net'],
   ['.'],

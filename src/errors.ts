@@ -52,6 +52,8 @@ const PATCH_OPERATION = {
   WRITE_FAILED: 'the new contents could not be written',
   DELETE_FAILED: 'the file could not be removed',
   FILE_CHANGED_DURING_PATCH: 'another process wrote a file while apply_patch was replacing it; that operation was not applied',
+  SANDBOX_WRITE_DENIED: 'the sandbox (--sandbox) lets nothing write there: outside the workdir, /tmp and the writable roots',
+  CREDENTIAL_STORE_DENIED: 'the path is a credential store (or in one) that the write mode keeps from commands and from apply_patch',
 } as const;
 
 // set_agent_alias: the store refuses the alias.
@@ -81,6 +83,7 @@ const PROTOCOL = {
 const PUBLISHER_REFUSED = {
   WRITE_MODE_READ_ONLY: 'the publisher is in read-only mode: nothing is pushed',
   WRITE_MODE_NO_DIRECT: 'the write mode does not allow pushing to the branch directly',
+  WRITE_MODE_MISMATCH: "zodexd's write mode (sent by zodex-agent) and the publisher's differ; the operator starts both with the same one",
   NOT_A_GIT_CHECKOUT: 'the directory is not inside a git checkout',
   DETACHED_HEAD: 'HEAD is detached; a branch must be checked out',
   DIRTY_WORKTREE: 'the checkout has uncommitted changes',

@@ -7,7 +7,8 @@
 // isError result (a code of the registry in errors.ts, else INTERNAL): a bounded set of values.
 export type CallOutcome = string;
 export type CommandEnd = 'exit' | 'timeout' | 'killed';
-// Issue 26's opt-in sandbox: a write outside the writable roots, or a network connection, refused.
+// The sandbox (--sandbox, --sandbox-network off): a write outside the writable roots, or a network
+// connection, refused.
 export type SandboxRefusal = 'write' | 'network';
 
 export interface Observer {
@@ -15,8 +16,9 @@ export interface Observer {
   callEnded(tool: string, outcome: CallOutcome, seconds: number): void;
   commandStarted(): void;
   commandEnded(reason: CommandEnd): void;
-  // Not called yet: the sandbox (issue 26) reports each refusal here once it lands.
-  sandboxRefused(kind: SandboxRefusal): void;
+  // A command's refusals, told when it ends: network, the exact count of socket() calls the sandbox
+  // refused; write, how often its output showed the read-only file system's message.
+  sandboxRefused(kind: SandboxRefusal, count?: number): void;
 }
 
 export const NO_OBSERVER: Observer = {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
 import { configFor } from '../../src/app/config/parse.js';
-import { environmentPolicy, httpOptions, mcpGuardPolicy, schemaLimits, serverOptions, spillOptions } from '../../src/app/options.js';
+import { httpOptions, mcpGuardPolicy, schemaLimits, serverOptions, spillOptions } from '../../src/app/options.js';
 import { VERSION } from '../../src/app/version.js';
 
 const TOKEN = 't'.repeat(32);
@@ -45,12 +45,5 @@ describe('layer options', () => {
     expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000 });
     expect(spillOptions(config([], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/from-env');
     expect(spillOptions(config(['--spill-dir', '/tmp/x'], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/x');
-  });
-
-  it('keeps the HTTP token from every command, and GitHub tokens unless --write-mode direct', () => {
-    const governed = environmentPolicy(config(['--write-mode', 'publish-pr']));
-    expect(governed.remove).toEqual(expect.arrayContaining(['ZODEX_AUTH_TOKEN', 'GITHUB_TOKEN', 'GH_TOKEN']));
-    expect(environmentPolicy(config([])).remove).toContain('ZODEX_AUTH_TOKEN');
-    expect(environmentPolicy(config(['--write-mode', 'direct'])).remove).not.toContain('GITHUB_TOKEN');
   });
 });

@@ -1,6 +1,7 @@
-// The README's shell blocks, line by line, as a newcomer runs them on a fresh clone after
-// `npm ci`: every program is one that exists there (npm scripts, the package's bins through
-// npx), zodexd's flags parse, zodex's subcommands exist, and no client config uses `npm start`.
+// The shell blocks of the README and of the docs/ pages, line by line, as a newcomer runs them on
+// a fresh clone after `npm ci`: every program is one that exists there (npm scripts, the
+// package's bins through npx), zodexd's flags parse, zodex's subcommands exist, and no client
+// config uses `npm start`.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,10 @@ import { COMMANDS } from '../../src/cli/zodex.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
+const docs = fs
+  .readdirSync(path.join(repo, 'docs'))
+  .filter((name) => name.endsWith('.md'))
+  .map((name) => fs.readFileSync(path.join(repo, 'docs', name), 'utf8'));
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
 // The conformance suite is a workspace package: npm ci links its bin beside the server's.
 const suitePkg = JSON.parse(fs.readFileSync(path.join(repo, 'packages/conformance/package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -47,7 +52,7 @@ function commands(line: string): string[][] {
 }
 
 describe('README commands', () => {
-  const all = shellLines(readme).flatMap(commands);
+  const all = [readme, ...docs].flatMap(shellLines).flatMap(commands);
   it('has commands to check', () => expect(all.length).toBeGreaterThan(10));
 
   for (const words of all) {

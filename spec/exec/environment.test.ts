@@ -3,7 +3,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { COMMAND_ENV_OVERRIDES, commandEnv, serverEnvironment } from '../../src/exec/environment.js';
-import { commandPolicy, GITHUB_TOKEN_VARIABLES } from '../../src/publisher/environment.js';
 
 describe('commandEnv', () => {
   it('removes what the policy removes and sets what it sets, after the overrides', () => {
@@ -25,24 +24,11 @@ describe('commandEnv', () => {
   });
 });
 
-describe("the publisher's command policy", () => {
-  const tokens = Object.fromEntries(GITHUB_TOKEN_VARIABLES.map((name) => [name, 't']));
-  const base = { PATH: '/bin', ZODEX_AUTH_TOKEN: 'a', ZODEX_PUBLISHER_TOKEN: 'p', ...tokens };
-
-  it('removes the server and publisher secrets in every mode, and the GitHub tokens unless direct', () => {
-    for (const mode of ['read-only', 'publish-pr'] as const) {
-      const env = commandEnv(base, commandPolicy(mode, ['ZODEX_AUTH_TOKEN']));
-      expect(Object.keys(env).filter((key) => key in base)).toEqual(['PATH']);
-      expect(env).toMatchObject({ ZODEX_WRITE_MODE: mode, GIT_TERMINAL_PROMPT: '0' });
-    }
-    const direct = commandEnv(base, commandPolicy('direct', ['ZODEX_AUTH_TOKEN']));
-    expect(direct).toMatchObject({ ...tokens, ZODEX_WRITE_MODE: 'direct' });
-    expect(direct.ZODEX_AUTH_TOKEN ?? direct.ZODEX_PUBLISHER_TOKEN ?? direct.GIT_TERMINAL_PROMPT).toBeUndefined();
-  });
-
-  it('governs no write mode when none is selected', () => {
-    const env = commandEnv(base, commandPolicy(undefined, ['ZODEX_AUTH_TOKEN']));
-    expect(env).toMatchObject(tokens);
-    expect(env.ZODEX_WRITE_MODE ?? env.ZODEX_AUTH_TOKEN ?? env.ZODEX_PUBLISHER_TOKEN).toBeUndefined();
+describe('the policy hook', () => {
+  it('shows the caller each environment before anything is removed', () => {
+    let seen: Readonly<Record<string, string>> | undefined;
+    const env = commandEnv({ PATH: '/bin', GH_TOKEN: 'ghp_seen' }, { remove: ['GH_TOKEN'], set: {}, seen: (raw) => (seen = { ...raw }) });
+    expect(seen).toMatchObject({ GH_TOKEN: 'ghp_seen' });
+    expect(env.GH_TOKEN).toBeUndefined();
   });
 });

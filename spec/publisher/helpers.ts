@@ -6,11 +6,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import { serveGitCgi } from '../../packages/conformance/harness/git-http.js';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runAgentCli } from '../../src/publisher/agent.js';
-import { parsePublisherConfig, type WriteMode } from '../../src/publisher/config.js';
+import type { WriteMode } from '../../src/bounds/modes.js';
+import { parsePublisherConfig } from '../../src/publisher/config.js';
 import { startPublisherDaemon, type PublisherDaemon } from '../../src/publisher/daemon.js';
 import { MemoryPublicationLog } from '../../src/publisher/history.js';
 import { AGENT_ID_ENV, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../../src/publisher/paths.js';
@@ -162,48 +164,7 @@ export async function startGitHttpServer(bare: string, expected: string, home: s
       res.end();
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const child = spawn('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_PROJECT_ROOT: path.dirname(bare),
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: url.pathname,
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: req.method ?? 'GET',
-        CONTENT_TYPE: req.headers['content-type'] ?? '',
-        ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
-        HTTP_CONTENT_ENCODING: req.headers['content-encoding'] ?? '',
-        HTTP_GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
-        REMOTE_USER: 'x-access-token',
-        REMOTE_ADDR: '127.0.0.1',
-      },
-    });
-    req.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (headersDone) return void res.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end === -1) return;
-      headersDone = true;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number(value.split(' ')[0]);
-        else headers[name] = value;
-      }
-      res.writeHead(status, headers);
-      res.write(head.subarray(end + 4));
-    });
-    child.stdout.on('end', () => res.end());
-    child.on('error', () => res.destroy());
+    serveGitCgi(req, res, { projectRoot: path.dirname(bare), remoteUser: 'x-access-token', extra: { HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -303,10 +264,11 @@ export function agentEnv(repos: Repos, socketPath: string): NodeJS.ProcessEnv {
   return env;
 }
 
-export async function agent(repos: Repos, socketPath: string, args: string[], options: { cwd?: string; stdin?: string } = {}): Promise<AgentRun> {
+// `sessionMode`: the ZODEX_WRITE_MODE zodexd puts in its sessions (absent: run outside zodexd).
+export async function agent(repos: Repos, socketPath: string, args: string[], options: { cwd?: string; stdin?: string; sessionMode?: string } = {}): Promise<AgentRun> {
   let stdout = '';
   let stderr = '';
-  const env = agentEnv(repos, socketPath);
+  const env = { ...agentEnv(repos, socketPath), ...(options.sessionMode ? { ZODEX_WRITE_MODE: options.sessionMode } : {}) };
   const code = await runAgentCli(args, {
     env,
     cwd: options.cwd ?? repos.work,

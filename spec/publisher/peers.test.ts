@@ -1,4 +1,4 @@
-// Who the publisher serves (issue 12): a client of its own uid is refused unless the operator
+// Who the publisher serves (issue 12): a client of its own uid is refused (all but `status`) unless the operator
 // passed --allow-same-user-token-readable; a client of another uid (here `nobody`, through
 // setpriv, on a --socket-group socket) is served; `--user NAME` drops a root daemon to NAME.
 
@@ -32,12 +32,14 @@ afterEach(async () => {
 });
 
 const STATUS = JSON.stringify({ version: 1, id: 'p1', op: 'status' });
+// Any request but status: the peer check decides before anything else is looked at.
+const PUSH = JSON.stringify({ version: 1, id: 'p2', op: 'push' });
 
-// One status request from this process (the daemon's uid).
-function status(socketPath: string): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
+// One request (status by default) from this process (the daemon's uid).
+function status(socketPath: string, line = STATUS): Promise<{ ok: boolean; error?: { code: string; message: string } }> {
   return new Promise((resolve, reject) => {
     let data = '';
-    const socket = net.connect(socketPath, () => socket.write(`${STATUS}\n`));
+    const socket = net.connect(socketPath, () => socket.write(`${line}\n`));
     socket.on('data', (chunk) => (data += chunk.toString()));
     socket.on('end', () => resolve(JSON.parse(data)));
     socket.on('error', reject);
@@ -45,8 +47,8 @@ function status(socketPath: string): Promise<{ ok: boolean; error?: { code: stri
 }
 
 // The same request from uid/gid nobody (asynchronously: the daemon may live in this process).
-async function statusAsNobody(socketPath: string): Promise<{ ok: boolean; error?: { code: string } }> {
-  const script = `const s=require('net').connect(process.argv[1],()=>s.write(${JSON.stringify(`${STATUS}\n`)}));let d='';s.on('data',c=>d+=c);s.on('end',()=>process.stdout.write(d));s.on('error',e=>{process.stdout.write(JSON.stringify({ok:false,error:{code:e.code}}))})`;
+async function statusAsNobody(socketPath: string, line = STATUS): Promise<{ ok: boolean; error?: { code: string } }> {
+  const script = `const s=require('net').connect(process.argv[1],()=>s.write(${JSON.stringify(`${line}\n`)}));let d='';s.on('data',c=>d+=c);s.on('end',()=>process.stdout.write(d));s.on('error',e=>{process.stdout.write(JSON.stringify({ok:false,error:{code:e.code}}))})`;
   const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, socketPath], { encoding: 'utf8', timeout: 20_000 });
   return JSON.parse(stdout);
 }
@@ -76,10 +78,11 @@ async function publisher(args: string[], env: Record<string, string>, ready: (lo
 }
 
 describe('peer credentials', () => {
-  it('refuses a client of its own uid, saying why and how to fix it, and logs it', async () => {
+  it('refuses a client of its own uid, saying why and how to fix it, and logs it; status (no secret in it) is answered', async () => {
     const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false } });
     open.push(handle);
-    const answer = await status(handle.socketPath);
+    expect(await status(handle.socketPath)).toMatchObject({ ok: true, result: { mode: 'read-only' } });
+    const answer = await status(handle.socketPath, PUSH);
     expect(answer.ok).toBe(false);
     expect(answer.error?.code).toBe('PEER_REFUSED');
     expect(answer.error?.message).toContain(`runs as the publisher's own user (uid ${process.getuid?.()})`);
@@ -102,7 +105,7 @@ describe('peer credentials', () => {
     expect(fs.statSync(handle.socketPath).gid).toBe(NOBODY);
     expect(fs.statSync(path.dirname(handle.socketPath)).mode & 0o777).toBe(0o710);
     expect(await statusAsNobody(handle.socketPath)).toMatchObject({ ok: true });
-    expect((await status(handle.socketPath)).error?.code).toBe('PEER_REFUSED'); // root, the daemon's own uid
+    expect((await status(handle.socketPath, PUSH)).error?.code).toBe('PEER_REFUSED'); // root, the daemon's own uid
   });
 
   it.runIf(root)('without --socket-group another user cannot even reach the socket', async () => {
@@ -126,7 +129,7 @@ describe.runIf(root)('zodex publisher --user', () => {
     fs.mkdirSync(hidden, { mode: 0o700 });
     const addon = path.join(hidden, 'zodex_native.node');
     fs.copyFileSync(path.join(ROOT, 'build/Release/zodex_native.node'), addon);
-    const daemon = await publisher(['--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], { ZODEX_NATIVE_ADDON: addon }, (log) =>
+    const daemon = await publisher(['--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], { ZODEX_NATIVE_ADDON: addon }, (log) =>
       log.includes('running as nobody'),
     );
     try {
@@ -139,8 +142,8 @@ describe.runIf(root)('zodex publisher --user', () => {
       expect(() => execFileSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'cat', token], { stdio: 'pipe' })).toThrow();
       // root is now another user: served.
       expect(await status(socketPath)).toMatchObject({ ok: true });
-      // and nobody, the daemon's own user, is refused.
-      expect(await statusAsNobody(socketPath)).toMatchObject({ ok: false, error: { code: 'PEER_REFUSED' } });
+      // and nobody, the daemon's own user, is refused (all but status).
+      expect(await statusAsNobody(socketPath, PUSH)).toMatchObject({ ok: false, error: { code: 'PEER_REFUSED' } });
       expect(daemon.log()).not.toContain('unusable'); // the history works as nobody (SQLite's driver was loaded before the drop)
     } finally {
       await daemon.stop();
@@ -154,7 +157,7 @@ describe.runIf(root)('zodex publisher --user', () => {
     const state = path.join(repos.root, 'roots-state'); // root's, 0700: nobody cannot enter it
     fs.mkdirSync(state, { mode: 0o700 });
     const socketPath = path.join(shared, 'run', 'publisher.sock');
-    const daemon = spawn(process.execPath, [...PUBLISHER, '--mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
+    const daemon = spawn(process.execPath, [...PUBLISHER, '--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
       env: { ...repos.env, HOME: repos.home },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -171,8 +174,8 @@ describe.runIf(root)('zodex publisher --user', () => {
 
   it('refuses --user without --socket and --state-dir', async () => {
     const { parsePublisherArgs } = await import('../../src/cli/commands/publisher.js');
-    expect(() => parsePublisherArgs(['--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
-    expect(() => parsePublisherArgs(['--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
+    expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
+    expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
   });
 });
 
@@ -180,7 +183,7 @@ describe('zodex publisher with the token in its environment', () => {
   it('keeps it out of /proc/PID/environ once read', async () => {
     const TOKEN = 'ghp_ENVIRONtoken0123456789abcdefSECRET';
     const socketPath = path.join(shared, 'env-run', 'publisher.sock');
-    const daemon = await publisher(['--mode', 'read-only', '--socket', socketPath, '--state-dir', path.join(shared, 'env-state')], { ZODEX_PUBLISHER_TOKEN: TOKEN }, () => fs.existsSync(socketPath));
+    const daemon = await publisher(['--write-mode', 'read-only', '--socket', socketPath, '--state-dir', path.join(shared, 'env-state')], { ZODEX_PUBLISHER_TOKEN: TOKEN }, () => fs.existsSync(socketPath));
     try {
       const environ = fs.readFileSync(`/proc/${daemon.pid}/environ`, 'latin1');
       expect(environ).toContain('HOME=');

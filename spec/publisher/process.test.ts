@@ -76,7 +76,7 @@ describe('zodex publisher, the process', () => {
     gitWrapper(daemonSide, path.join(daemonSide, 'gitlog'));
     const daemon = run(
       ZODEX,
-      ['publisher', '--mode', 'publish-pr', '--config', writeConfig(), '--socket', socket, '--api-base', github.apiBase, '--state-dir', stateDir, '--allow-same-user-token-readable'],
+      ['publisher', '--write-mode', 'publish-pr', '--config', writeConfig(), '--socket', socket, '--api-base', github.apiBase, '--state-dir', stateDir, '--allow-same-user-token-readable'],
       daemonEnv({ ZODEX_PUBLISHER_TOKEN: TOKEN, PATH: `${daemonSide}:${process.env.PATH}` }),
     );
     await waitFor(() => daemon.stderr().includes('listening on'), 'the publisher to listen');
@@ -124,7 +124,7 @@ describe('zodex publisher, the process', () => {
     const tokenFile = path.join(repos.root, 'token');
     fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o644 });
     fs.chmodSync(tokenFile, 0o644);
-    const daemon = run(ZODEX, ['publisher', '--mode', 'publish-pr', '--token-file', tokenFile, '--config', writeConfig(), '--socket', path.join(repos.root, 'run', 'p.sock')], daemonEnv());
+    const daemon = run(ZODEX, ['publisher', '--write-mode', 'publish-pr', '--token-file', tokenFile, '--config', writeConfig(), '--socket', path.join(repos.root, 'run', 'p.sock')], daemonEnv());
     expect(await daemon.exit).toBe(2);
     expect(daemon.stderr()).toContain(`UNSAFE_TOKEN_FILE: --token-file ${tokenFile} has mode 644, readable by others; run \`chmod 600 ${tokenFile}\``);
     expect(daemon.stderr()).not.toContain(TOKEN);
@@ -134,7 +134,7 @@ describe('zodex publisher, the process', () => {
     const folder = path.join(repos.root, 'open');
     fs.mkdirSync(folder, { mode: 0o755 });
     fs.chmodSync(folder, 0o755);
-    const daemon = run(ZODEX, ['publisher', '--mode', 'read-only', '--socket', path.join(folder, 'p.sock'), '--state-dir', path.join(repos.root, 'state')], daemonEnv());
+    const daemon = run(ZODEX, ['publisher', '--write-mode', 'read-only', '--socket', path.join(folder, 'p.sock'), '--state-dir', path.join(repos.root, 'state')], daemonEnv());
     expect(await daemon.exit).toBe(1);
     expect(daemon.stderr()).toContain(`UNSAFE_SOCKET_FOLDER: socket folder ${folder} has mode 755`);
     expect(daemon.stderr()).toContain(`chmod 700 ${folder}`);
@@ -143,7 +143,7 @@ describe('zodex publisher, the process', () => {
 
   it('refuses a second publisher on a live socket', async () => {
     const socket = path.join(repos.root, 'run', 'publisher.sock');
-    const args = ['--mode', 'read-only', '--socket', socket, '--state-dir', path.join(repos.root, 'state')];
+    const args = ['--write-mode', 'read-only', '--socket', socket, '--state-dir', path.join(repos.root, 'state')];
     const first = run(ZODEX, ['publisher', ...args], daemonEnv());
     await waitFor(() => first.stderr().includes('listening on'), 'the first publisher');
     const second = run(ZODEX, ['publisher', ...args], daemonEnv());

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WriteMode } from '../../src/publisher/config.js';
+import type { WriteMode } from '../../src/bounds/modes.js';
 import {
   agent,
   closedPort,
@@ -144,6 +144,32 @@ describe('read-only mode', () => {
     expect(run.stdout).toContain('protected branches: main, master, release/*');
     expect(run.stdout).toContain(`allowed remotes: ${repos.remote} (acme/widgets)`);
     expect(run.stdout).toContain('agent id: ab12');
+  });
+});
+
+describe("the session's write mode (zodexd's, in ZODEX_WRITE_MODE)", () => {
+  it('github status says whether zodexd and the publisher agree, and read-only never asks the publisher', async () => {
+    const { socketPath } = await daemon('publish-pr');
+    const agree = await agent(repos, socketPath, ['github', 'status'], { sessionMode: 'publish-pr' });
+    expect(agree.stdout).toMatch(/^write mode: publish-pr \(zodexd and the publisher agree\)\n/);
+    const differ = await agent(repos, socketPath, ['github', 'status'], { sessionMode: 'direct' });
+    expect(differ.stdout).toMatch(/^write mode: publish-pr \(the publisher's; zodexd runs this session in direct: they disagree/);
+    const readOnly = await agent(repos, path.join(repos.root, 'no-such.sock'), ['github', 'status'], { sessionMode: 'read-only' });
+    expect(readOnly).toMatchObject({ code: 0, stdout: 'write mode: read-only (zodexd)\npublisher: out of reach: in read-only mode commands cannot push or open pull requests at all\n' });
+  });
+
+  it('refuses locally what the session mode forbids, and the publisher refuses a request whose mode is not its own', async () => {
+    const { socketPath, history } = await daemon('publish-pr');
+    const readOnly = await agent(repos, socketPath, ['github', 'publish-pr', '--base', 'main'], { sessionMode: 'read-only' });
+    expect(readOnly.stderr).toMatch(/^zodex-agent: WRITE_MODE_READ_ONLY: zodexd runs this session in read-only mode/);
+    const push = await agent(repos, socketPath, ['github', 'push'], { sessionMode: 'publish-pr' });
+    expect(push.stderr).toMatch(/^zodex-agent: WRITE_MODE_NO_DIRECT: zodexd runs this session in publish-pr mode/);
+    expect(history.rows).toEqual([]); // neither reached the publisher
+    const claimed = await agent(repos, socketPath, ['github', 'publish-pr', '--base', 'main'], { sessionMode: 'direct' });
+    expect(claimed.stderr).toMatch(/^zodex-agent: WRITE_MODE_MISMATCH: zodexd runs this session in direct mode but this publisher runs in publish-pr/);
+    expect(remoteBranch(repos, 'feature')).toBeUndefined();
+    expect(github.requests).toEqual([]);
+    expect(history.rows).toMatchObject([{ outcome: 'refused' }]);
   });
 });
 

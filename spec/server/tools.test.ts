@@ -7,6 +7,7 @@ import { callOutcome, defineTool, type Extra, type ToolSetup } from '../../src/s
 import type { Observer } from '../../src/observe.js';
 import { TOOLS, type ToolContext } from '../../src/tools/index.js';
 import { fakeRuntime } from './support.js';
+import { UNBOUNDED_PATCHES } from '../../src/bounds/confinement.js';
 
 const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
 const extra = { signal: new AbortController().signal } as Extra;
@@ -24,6 +25,7 @@ function setupFor(mode: 'local' | 'sprite') {
     sessionEnv: () => ({}),
     store: fake.runtime.store,
     defaultWorkdir: undefined,
+    patches: UNBOUNDED_PATCHES,
     maxExecTimeoutMs: limits.maxExecTimeoutMs,
     maxYieldMs: limits.maxYieldMs,
     call: { signal: extra.signal, progress: undefined },

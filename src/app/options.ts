@@ -3,18 +3,19 @@
 // Pure functions of the Config (and of what app/ already built), so each is testable alone.
 
 import type { EngineOptions } from '../exec/engine.js';
-import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
+import type { ShellSetup } from '../exec/environment.js';
 import type { RedactionSource } from '../exec/redact.js';
+import type { RefusalNotes } from '../exec/session.js';
 import type { SpillOptions, SpillStore } from '../exec/spill.js';
 import { isLoopbackHost } from '../net/address.js';
 import { guardPolicy, type GuardPolicy } from '../net/guard.js';
-import { commandPolicy } from '../publisher/environment.js';
 import { instructionsFor } from '../server/instructions.js';
 import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 import type { OAuthOptions } from '../oauth/index.js';
 import type { OAuthStore } from '../store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
+import { boundsInstruction } from './bounds.js';
 import type { Config } from './config/defaults.js';
 import { VERSION } from './version.js';
 
@@ -28,15 +29,16 @@ export function spillOptions(config: Config): SpillOptions {
   return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs };
 }
 
-// What every command's environment loses and gets: the HTTP token and the publisher's secrets
-// never reach a command; the write mode governs GitHub tokens.
-export function environmentPolicy(config: Config): EnvironmentPolicy {
-  return commandPolicy(config.writeMode, ['ZODEX_AUTH_TOKEN']);
-}
-
 export function engineOptions(
   config: Config,
-  built: { spawnHelper: string; shell: Promise<ShellSetup>; spill: SpillStore; log: (message: string) => void; secrets?: RedactionSource },
+  built: {
+    spawnHelper: string;
+    shell: Promise<ShellSetup>;
+    spill: SpillStore;
+    log: (message: string) => void;
+    secrets?: RedactionSource;
+    refusals?: RefusalNotes | undefined;
+  },
 ): EngineOptions {
   return {
     ...built,
@@ -65,7 +67,7 @@ export function schemaLimits(config: Config): SchemaLimits {
 export function serverOptions(config: Config): ServerOptions {
   return {
     version: VERSION,
-    instructions: instructionsFor({ mode: config.mode, startDir: config.startDir, defaultWorkdir: config.defaultWorkdir }),
+    instructions: instructionsFor({ mode: config.mode, startDir: config.startDir, defaultWorkdir: config.defaultWorkdir, bounds: boundsInstruction(config) }),
     mode: config.mode,
     annotations: config.annotations,
     limits: schemaLimits(config),

@@ -18,7 +18,8 @@ import { openStore } from '../store/index.js';
 import { NO_OBSERVER, type Observer } from '../observe.js';
 import type { Log } from '../log.js';
 import type { Config } from './config/defaults.js';
-import { engineOptions, environmentPolicy, serverOptions, spillOptions } from './options.js';
+import { prepareBounds } from './bounds.js';
+import { engineOptions, serverOptions, spillOptions } from './options.js';
 import { addEnvironmentSecrets, unmatchedRedactNames } from './secrets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,7 +47,7 @@ export function spawnHelperPath(): string {
 
 // secrets: the values no output, result, history row or log line shows. observer: hears tool
 // calls and commands (--ops-listen's metrics); none: nobody does.
-export function createRuntime(config: Config, log: Log, secrets: SecretRegistry, observer: Observer = NO_OBSERVER): Runtime {
+export async function createRuntime(config: Config, log: Log, secrets: SecretRegistry, observer: Observer = NO_OBSERVER): Promise<Runtime> {
   const spawnHelper = spawnHelperPath();
   try {
     fs.accessSync(spawnHelper, fs.constants.X_OK);
@@ -54,23 +55,27 @@ export function createRuntime(config: Config, log: Log, secrets: SecretRegistry,
     throw new Error(`the PTY helper ${spawnHelper} is missing or not executable; run \`npm ci\` (or \`npm run build\`) to build it`);
   }
   const shellPath = pickShell(config.mode);
-  const policy = environmentPolicy(config);
+  // First, before any command can run: what confines them (refuses to start when it cannot).
+  const bounds = await prepareBounds(config, { spawnHelper, shell: shellPath, log, secrets });
+  for (const line of bounds.describe) log(line);
+  const policy = bounds.environment;
   // The login shell's environment may hold more secrets (an rc file exporting a token): they are
   // known before any command starts, since every command waits for the captured environment.
   const onCapture = (env: Readonly<Record<string, string>>) => {
     for (const warning of addEnvironmentSecrets(secrets, config.redactEnv, env, "the login shell's environment")) log(warning);
     for (const name of unmatchedRedactNames(config.redactEnv, [process.env, env])) log(`--redact-env ${name}: no such variable in zodexd's or the login shell's environment`);
   };
-  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, onCapture }) : undefined;
+  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, onCapture, ...(bounds.runner ? { runner: bounds.runner } : {}) }) : undefined;
   if (!capture) for (const name of unmatchedRedactNames(config.redactEnv, [process.env])) log(`--redact-env ${name}: no such variable in zodexd's environment`);
-  const shell = capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy));
+  const shell = (capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy))).then((setup) => bounds.finish(setup));
+  shell.catch(() => {}); // a refusal (bounds.finish) reaches each command that awaits it, and the log
   const spill = new SpillStore(spillOptions(config));
   spill.startCleanup(log);
   const redact = (text: string) => secrets.redactText(text);
   const store = openStore({ stateDir: config.stateDir, warn: log, redact });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
   const tails = new TailRings();
-  const engine = new ExecEngine(engineOptions(config, { spawnHelper, shell, spill, log, secrets }), {
+  const engine = new ExecEngine(engineOptions(config, { spawnHelper: bounds.spawnHelper, shell, spill, log, secrets, refusals: bounds.refusals }), {
     onSessionStart: (session) => {
       observer.commandStarted();
       tails.track(session);
@@ -78,6 +83,8 @@ export function createRuntime(config: Config, log: Log, secrets: SecretRegistry,
     },
     onSessionEnd: (session) => {
       observer.commandEnded(session.end?.reason ?? 'killed');
+      if (session.end?.networkRefused) observer.sandboxRefused('network', session.end.networkRefused);
+      if (session.writeRefusals > 0) observer.sandboxRefused('write', session.writeRefusals);
       store.sessionEnded(session.id, { exitCode: session.end?.exitCode, terminationReason: session.end?.reason });
     },
   });
@@ -102,6 +109,7 @@ export function createRuntime(config: Config, log: Log, secrets: SecretRegistry,
     store,
     serverId,
     control,
+    patches: bounds.patches,
     ready: liveboard.then(() => undefined),
     log,
     observer,
@@ -114,6 +122,7 @@ export function createRuntime(config: Config, log: Log, secrets: SecretRegistry,
         await killCommands();
         await control.close();
         store.close();
+        bounds.close();
       })()),
   };
 }

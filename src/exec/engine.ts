@@ -16,7 +16,7 @@ import type { OutputLimits } from './output.js';
 import { openLaunchers, type Launchers } from './launcher.js';
 import type { PtyProcess } from './pty.js';
 import type { RedactionSource } from './redact.js';
-import { Session, type SessionReport, type WaitOptions } from './session.js';
+import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './spill.js';
 
 export interface EngineOptions {
@@ -37,6 +37,8 @@ export interface EngineOptions {
   cgroups?: boolean;
   // Values no output may show (redact.ts): replaced by [REDACTED:NAME] in every session's stream.
   secrets?: RedactionSource;
+  // With a sandbox or the network off: how a result names what the sandbox refused.
+  refusals?: RefusalNotes | undefined;
 }
 
 export interface StartRequest {
@@ -139,6 +141,7 @@ export class ExecEngine {
         cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
         inputProbe: createInputProbe(pty.pid),
         secrets: this.options.secrets,
+        refusals: this.options.refusals,
       },
       pty,
     );

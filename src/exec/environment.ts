@@ -29,10 +29,12 @@ export const COMMAND_ENV_OVERRIDES: Readonly<Record<string, string>> = {
 };
 
 // The caller's rule for every command's environment: the variables removed (secrets of the
-// server), then the ones set, after COMMAND_ENV_OVERRIDES.
+// server), then the ones set, after COMMAND_ENV_OVERRIDES. `seen` is shown each environment
+// before anything is removed (the caller learns the token values the login shell exported).
 export interface EnvironmentPolicy {
   remove: readonly string[];
   set: Readonly<Record<string, string>>;
+  seen?: (env: Readonly<Record<string, string>>) => void;
 }
 
 const MARK = '__ZODEX_ENV_BEGIN__';
@@ -58,6 +60,7 @@ export function pickShell(mode: 'local' | 'sprite', env: NodeJS.ProcessEnv = pro
 export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>, policy: EnvironmentPolicy): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  policy.seen?.(env);
   for (const key of policy.remove) delete env[key];
   Object.assign(env, COMMAND_ENV_OVERRIDES, policy.set);
   if (!env.LANG && !env.LC_ALL) env.LANG = 'C.UTF-8';
@@ -67,6 +70,8 @@ export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>, pol
 export interface CaptureOptions {
   // How long the first command may wait for the login shell before the server environment is used.
   timeoutMs?: number;
+  // The login shell runs as `...runner shell -lc ...` (zodex-spawn --exec: confined as commands are).
+  runner?: readonly string[];
   // How long a shell past timeoutMs may go on before it is sent SIGTERM (see below).
   graceMs?: number;
   log?: (message: string) => void;
@@ -111,7 +116,8 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
     };
     const fallback = (why: string) => settle({ ...serverEnvironment(shell, policy), source: `server environment (${why})` });
     try {
-      child = spawn(shell, ['-lc', script], { env: commandEnv(process.env, policy), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+      const [file = shell, ...prefix] = [...(options.runner ?? []), shell];
+      child = spawn(file, [...prefix, '-lc', script], { env: commandEnv(process.env, policy), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch (error) {
       return fallback(`${shell} -lc failed: ${(error as Error).message.split('\n')[0]}`);
     }

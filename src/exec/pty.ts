@@ -14,6 +14,7 @@ export interface PtyExit {
   // false when zodex-spawn itself was killed before it could report: output may then miss
   // the last bytes the kernel held, and the status is the terminal's.
   complete: boolean;
+  networkRefused?: number | undefined; // the end marker's count of socket() calls the sandbox refused
 }
 
 export interface PtyProcess {

@@ -42,7 +42,19 @@ export interface SessionEnd {
   signal: number | undefined;
   reason: TerminationReason;
   endedAt: number;
+  networkRefused: number | undefined; // socket() calls the sandbox refused, when there were any
 }
+
+// What the sandbox refused, in the words a result uses (the engine's caller writes them: they
+// name the configured bounds). A write refusal is inferred from the output (EROFS's message);
+// network refusals are counted by zodex-spawn.
+export interface RefusalNotes {
+  write?: string | undefined;
+  network?: (count: number) => string;
+}
+
+// strerror(EROFS) in the C locale: what a refused write prints under the sandbox's read-only mounts.
+const READ_ONLY_MESSAGE = 'Read-only file system';
 
 export interface SessionReport {
   status: 'running' | 'exited';
@@ -60,6 +72,8 @@ export interface SessionReport {
   elapsedMs: number;
   // While running, where it can be told (Linux): whether the command waits for terminal input.
   waitingForInput: boolean | undefined;
+  // What the sandbox refused since the previous report (writes) or in all (network, at the exit).
+  sandboxRefused?: string | undefined;
 }
 
 export interface SessionInit {
@@ -79,6 +93,7 @@ export interface SessionInit {
   inputProbe: InputProbe | undefined;
   // Values never shown: replaced in the output before anything keeps or sees it.
   secrets?: RedactionSource | undefined;
+  refusals?: RefusalNotes | undefined; // with a sandbox or the network off
 }
 
 export class Session {
@@ -107,6 +122,10 @@ export class Session {
   private readonly inputProbe: InputProbe | undefined;
   private lastActivityAt = Date.now(); // the latest output or typed input
   private typedAt = 0;
+  private readonly refusals: RefusalNotes | undefined;
+  private writeRefused = false; // EROFS's message seen since the previous report
+  private writeRefusalCount = 0; // EROFS's messages seen in all (the operator's metrics)
+  private refusalTail = ''; // the output's last bytes, for a message split across reads
 
   constructor(
     init: SessionInit,
@@ -124,11 +143,12 @@ export class Session {
     this.timeout = setTimeout(() => this.kill('timeout'), init.timeoutMs);
     this.inputProbe = init.inputProbe;
     this.redactor = init.secrets && new StreamRedactor(init.secrets);
+    this.refusals = init.refusals;
     pty.onData((bytes) => this.receive(this.stripper.push(bytes)));
     pty.onExit((exit) => {
       this.receive(this.stripper.end());
       if (this.redactor) this.show(this.redactor.end());
-      this.finish(exit.exitCode, exit.signal, exit.complete);
+      this.finish(exit.exitCode, exit.signal, exit.complete, exit.networkRefused);
     });
   }
 
@@ -149,6 +169,11 @@ export class Session {
     return this.endReported;
   }
 
+  // How often the output showed the read-only file system's message (a write the sandbox refused).
+  get writeRefusals(): number {
+    return this.writeRefusalCount;
+  }
+
   // Clean output as it arrives, for live observers (Liveboard). The bytes are valid during the
   // call only (they may be a view of a reused read buffer): copy what you keep.
   onOutput(listener: (bytes: Uint8Array) => void): () => void {
@@ -161,6 +186,7 @@ export class Session {
   private receive(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     this.lastActivityAt = Date.now();
+    if (this.refusals?.write !== undefined) this.watchWrites(bytes);
     const answered = this.skipEcho(bytes) < bytes.length;
     this.show(this.redactor ? this.redactor.push(bytes) : bytes);
     if (answered) for (const listener of this.answerListeners) listener();
@@ -170,6 +196,16 @@ export class Session {
     if (bytes.length === 0) return;
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
+  }
+
+  // Looks for EROFS's message in the output, across reads.
+  private watchWrites(bytes: Uint8Array): void {
+    const text = this.refusalTail + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    for (let at = text.indexOf(READ_ONLY_MESSAGE); at !== -1; at = text.indexOf(READ_ONLY_MESSAGE, at + READ_ONLY_MESSAGE.length)) {
+      this.writeRefused = true;
+      this.writeRefusalCount += 1;
+    }
+    this.refusalTail = text.slice(-(READ_ONLY_MESSAGE.length - 1));
   }
 
   // How many leading bytes of `bytes` are the terminal echoing typed input back.
@@ -182,11 +218,11 @@ export class Session {
     return same;
   }
 
-  private finish(exitCode: number, signal: number | undefined, reported: boolean): void {
+  private finish(exitCode: number, signal: number | undefined, reported: boolean, networkRefused?: number): void {
     if (this.ended) return;
     clearTimeout(this.timeout);
     if (this.killTimer) clearTimeout(this.killTimer);
-    this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now() };
+    this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now(), networkRefused: networkRefused || undefined };
     for (const wake of this.endWaiters) wake();
     this.endWaiters.clear();
     // The shell is gone; whatever it left behind goes with it. Closing the terminal tells
@@ -322,7 +358,16 @@ export class Session {
       spill: view.spill,
       elapsedMs,
       waitingForInput: ended || !this.inputProbe ? undefined : this.inputProbe.check(),
+      sandboxRefused: this.takeRefusals(ended),
     };
+  }
+
+  private takeRefusals(ended: SessionEnd | undefined): string | undefined {
+    const notes: string[] = [];
+    if (this.writeRefused && this.refusals?.write) notes.push(this.refusals.write);
+    if (ended?.networkRefused && this.refusals?.network) notes.push(this.refusals.network(ended.networkRefused));
+    this.writeRefused = false;
+    return notes.length > 0 ? notes.join('; ') : undefined;
   }
 
   // Releases the output buffer's spill file; the session object is dropped after this.

@@ -8,6 +8,8 @@ export interface TerminalExit {
   // false when the reporter was killed before it could report: output may miss its last bytes,
   // and whatever the command left behind is swept by the session itself.
   complete: boolean;
+  // socket() calls the sandbox refused (network off), as the reporter counted them.
+  networkRefused?: number | undefined;
 }
 
 export interface Terminal {

@@ -1,7 +1,9 @@
-// The four wire formats between zodexd and zodex-spawn, zodexd's side, exactly as
-// native/PROTOCOL.md writes them down: the end marker on the terminal, the standby's command
-// frame, the zygote's request and report lines, and the signals. Pure: bytes in, values out
+// The wire formats between zodexd and zodex-spawn, zodexd's side, exactly as native/PROTOCOL.md
+// writes them down: the end marker on the terminal, the standby's command frame, the zygote's
+// request and report lines, the signals, and the confinement entry. Pure: bytes in, values out
 // (spec/exec/wire.test.ts pins each against the C side's own bytes).
+
+import type { Confinement } from '../bounds/confinement.js';
 
 // Signals zodexd sends zodex-spawn: a kill request (it kills every descendant and reports), and
 // the hang-up node-pty sends on close (it kills what is left and exits).
@@ -18,14 +20,45 @@ export interface CommandSpec {
 export interface WireStatus {
   exitCode: number; // 128 + signal when the shell died of a signal, as shells report it
   signal: number | undefined;
+  // The end marker's facts: socket() calls the sandbox refused (network off), when there were any.
+  networkRefused?: number;
 }
 
 // "x<code>" or "s<signal>", as zodex-spawn writes it in its end marker and its zygote in an exit
-// report; anything else reads as exit code 255.
-export function parseStatus(status: string): WireStatus {
+// report, then in the marker any ";name=value" facts (";net=N"); anything else reads as exit
+// code 255.
+export function parseStatus(text: string): WireStatus {
+  const [status = '', ...facts] = text.split(';');
   const value = /^[xs]\d{1,10}$/.test(status) ? Number.parseInt(status.slice(1), 10) : Number.NaN;
-  if (status.startsWith('s') && Number.isFinite(value)) return { exitCode: 128 + value, signal: value };
-  return { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
+  const parsed: WireStatus = status.startsWith('s') && Number.isFinite(value) ? { exitCode: 128 + value, signal: value } : { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
+  for (const fact of facts) {
+    const match = /^net=(\d{1,15})$/.exec(fact);
+    if (match) parsed.networkRefused = Number(match[1]);
+  }
+  return parsed;
+}
+
+// The environment entry that carries a command's confinement to zodex-spawn (taken out before
+// the command starts): entries KEY LEN ':' VALUE one after the other, LEN the value's UTF-8 byte
+// count (PROTOCOL.md, "The confinement entry"). No byte of a path can end a field.
+export const CONFINE_ENV = 'ZODEX_CONFINE';
+
+export function encodeConfinement(confinement: Confinement): string {
+  const entries: Array<[string, string]> = [];
+  if (confinement.governed) entries.push(['g', '1']);
+  if (confinement.sandbox !== 'off') entries.push(['s', confinement.sandbox]);
+  if (confinement.networkOff) entries.push(['n', 'off']);
+  for (const pin of confinement.pins) entries.push(['p', pin]);
+  for (const mask of confinement.masks) entries.push(['m', mask]);
+  for (const prefix of confinement.maskPrefixes) entries.push(['M', prefix]);
+  for (const socket of confinement.allowedSockets) entries.push(['a', socket]);
+  for (const { source, target } of confinement.binds) entries.push(['b', source], ['B', target]);
+  for (const root of confinement.writableRoots) entries.push(['w', root]);
+  for (const kept of confinement.keep) entries.push(['k', kept]);
+  for (const folder of confinement.readOnly) entries.push(['o', folder]);
+  if (confinement.privateTmp) entries.push(['t', confinement.privateTmp]);
+  if (confinement.runtimeDir) entries.push(['r', confinement.runtimeDir]);
+  return entries.map(([key, value]) => `${key}${Buffer.byteLength(value, 'utf8')}:${value}`).join('');
 }
 
 // The command frame zodex-spawn reads (decode_spec in native/spawn-io.c): its length, then ARGC

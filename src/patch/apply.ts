@@ -12,6 +12,7 @@ import type { BigIntStats } from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { mkdirp } from '../fsutil.js';
+import { BoundsDenied } from './bounds.js';
 import { checkStamp, difference, FileChangedError, heldForWriting, heldMessage, type ReadHandle, type Stamp, stampOf } from './guard.js';
 import type { FailureCode, FileProbe, FileReader, Step } from './plan.js';
 import { sweepFolder, tempName } from './sweep.js';
@@ -98,6 +99,7 @@ export async function runSteps(steps: readonly Step[], fs: FsPort, stamps: Reado
     } catch (error) {
       const cause = error instanceof Error ? error.message : String(error);
       const done = completed > 0 ? 'the new file was written, but ' : '';
+      if (error instanceof BoundsDenied) return { completed, error: { code: error.code, reason: error.message } };
       if (error instanceof FileChangedError) {
         return { completed: completed + (error.applied ? 1 : 0), error: { code: 'FILE_CHANGED_DURING_PATCH', reason: `${done}${cause}` } };
       }

@@ -34,6 +34,7 @@
 
 import path from 'node:path';
 import { clipText, type PatchFailureCode } from '../errors.js';
+import { BoundsDenied } from './bounds.js';
 import { type FileLines, joinLines, splitLines } from './lines.js';
 import { LineIndex } from './match.js';
 import type { PatchChunk, PatchChunkLine, PatchOp } from './parse.js';
@@ -84,9 +85,10 @@ export function opName(op: PatchOp): OpName {
   return op.kind === 'update' && op.movePath !== undefined ? 'move' : op.kind;
 }
 
-export async function planOp(op: PatchOp, workdir: string, reader: FileReader): Promise<OpPlan | OpFailure> {
+// `locate`: where a path of the patch really is (the sandbox's private /tmp; bounds.ts).
+export async function planOp(op: PatchOp, workdir: string, reader: FileReader, locate: (absPath: string) => string = (absPath) => absPath): Promise<OpPlan | OpFailure> {
   const fail = (code: FailureCode, reason: string): OpFailure => ({ op: opName(op), path: op.path, code, reason });
-  const absPath = path.resolve(workdir, op.path);
+  const absPath = locate(path.resolve(workdir, op.path));
   try {
     const probe = await reader.probe(absPath);
     if (probe.kind === 'directory') return fail('IS_A_DIRECTORY', `${clipText(op.path)} is a directory, not a file.`);
@@ -111,7 +113,7 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
     const content = joinLines(updated);
     if (op.movePath === undefined) return { change: { kind: 'M', path: op.path }, steps: [write(probe, content)] };
 
-    const destination = await reader.probe(path.resolve(workdir, op.movePath));
+    const destination = await reader.probe(locate(path.resolve(workdir, op.movePath)));
     if (destination.kind === 'file' && destination.realPath === probe.realPath) {
       return { change: { kind: 'M', path: op.path }, steps: [write(probe, content)] };
     }
@@ -125,6 +127,7 @@ export async function planOp(op: PatchOp, workdir: string, reader: FileReader): 
       ],
     };
   } catch (error) {
+    if (error instanceof BoundsDenied) return fail(error.code, error.message);
     return fail('READ_FAILED', `could not read ${clipText(op.path)}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -28,6 +28,8 @@ const FIX: Record<FailureCode, string> = {
   WRITE_FAILED: 'check permissions and free space in the folder, then retry this operation.',
   DELETE_FAILED: 'check the permissions of the folder, then remove the file with exec_command or retry.',
   FILE_CHANGED_DURING_PATCH: 're-read the file (another process is writing it), then retry this operation, when that process is done if it keeps the file open.',
+  SANDBOX_WRITE_DENIED: 'write inside the workdir, /tmp or a writable root instead; the operator sets the sandbox (zodexd --sandbox, --writable-root).',
+  CREDENTIAL_STORE_DENIED: 'leave credentials alone: in this write mode nothing an agent runs may read or change them (the operator chooses zodexd --write-mode).',
 };
 
 export function formatPatchReport(report: PatchReport): { text: string; isError: boolean } {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { WRITE_MODE_ENV, WRITE_MODES, type WriteMode } from '../bounds/modes.js';
 import { sendPublisherRequest } from './client.js';
 import { PublisherError } from './errors.js';
 import { AGENT_ID_ENV, defaultPublisherSocket, PUBLISHER_SOCKET_ENV } from './paths.js';
@@ -26,10 +27,12 @@ const MAX_BODY_BYTES = 256 * 1024;
 export const AGENT_USAGE = `Usage: zodex-agent github <command> [options]
 
 GitHub writes go through the zodex publisher, which holds the write token; this command never
-sees it. The operator's write mode decides what is allowed (read-only, publish-pr, direct).
+sees it. The operator's write mode (zodexd's, in $ZODEX_WRITE_MODE; the publisher's must be the
+same) decides what is allowed: read-only (nothing; the publisher is out of reach), publish-pr,
+direct.
 
 Commands:
-  github status                 show the write mode and the publisher's rules
+  github status                 show the write mode (zodexd's and the publisher's) and the rules
   github publish-pr             push the checked-out branch and open a pull request; prints its URL
       --base BRANCH             the PR's base (default: the repository's default branch)
       --title TEXT              PR title (default: the commit's subject line)
@@ -169,17 +172,28 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
   }
 
   const socketPath = flags.socket ?? (io.env[PUBLISHER_SOCKET_ENV] || defaultPublisherSocket(io.env));
+  // The session's write mode, as zodexd set it (absent outside a zodexd session).
+  const modeValue = io.env[WRITE_MODE_ENV];
+  const sessionMode = (WRITE_MODES as readonly string[]).includes(modeValue ?? '') ? (modeValue as WriteMode) : undefined;
   const agentIdValue = io.env[AGENT_ID_ENV];
   const agentId = agentIdValue && /^[A-Za-z0-9_-]{1,64}$/.test(agentIdValue) ? agentIdValue : undefined;
   const id = `${agentId ?? 'agent'}-${randomBytes(6).toString('hex')}`;
   const json = flags.json ?? false;
 
   if (command === 'status') {
+    if (sessionMode === 'read-only') {
+      // zodexd masks the publisher's socket from read-only sessions: nothing to ask it.
+      if (json) io.stdout(`${JSON.stringify({ mode: 'read-only', publisher: 'unreachable from read-only sessions' })}\n`);
+      else io.stdout(`write mode: read-only (zodexd)\npublisher: out of reach: in read-only mode commands cannot push or open pull requests at all\n`);
+      return 0;
+    }
     const status = statusResultSchema.parse(unwrap(await sendPublisherRequest(socketPath, { op: 'status' }, id)));
-    if (json) io.stdout(`${JSON.stringify(status)}\n`);
+    if (json) io.stdout(`${JSON.stringify({ ...status, ...(sessionMode ? { sessionMode } : {}) })}\n`);
     else {
+      const agreement =
+        sessionMode === undefined ? '' : sessionMode === status.mode ? ' (zodexd and the publisher agree)' : ` (the publisher's; zodexd runs this session in ${sessionMode}: they disagree, so the publisher refuses requests until the operator starts both with the same --write-mode)`;
       const lines = [
-        `write mode: ${status.mode}`,
+        `write mode: ${status.mode}${agreement}`,
         `publisher: ${socketPath} (pid ${status.pid}, zodex ${status.version}, token ${status.tokenLoaded ? 'loaded' : 'absent'})`,
         `github api: ${status.apiBase}`,
         `default remote: ${status.defaultRemote}`,
@@ -192,9 +206,16 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
     return 0;
   }
 
+  if (sessionMode === 'read-only') {
+    throw new PublisherError('WRITE_MODE_READ_ONLY', `zodexd runs this session in read-only mode: nothing can be pushed and no pull request opened. The operator chooses the write mode (zodexd --write-mode)`);
+  }
+  if (command === 'push' && sessionMode === 'publish-pr') {
+    throw new PublisherError('WRITE_MODE_NO_DIRECT', 'zodexd runs this session in publish-pr mode, which does not allow direct pushes; use zodex-agent github publish-pr to open a pull request instead');
+  }
   const checkout = await readCheckout(io);
   const common = {
     ...(agentId ? { agentId } : {}),
+    ...(sessionMode ? { writeMode: sessionMode } : {}),
     repoPath: checkout.toplevel,
     branch: checkout.branch,
     commit: checkout.commit,

@@ -1,4 +1,4 @@
-// The operator's publisher config: a JSON file validated with zod, plus the write mode.
+// The operator's publisher config: a JSON file validated with zod (the write mode is bounds/modes.ts').
 // Flow: loadPublisherConfig(file) -> parsePublisherConfig(json) -> PublisherConfig with every
 // default applied here, in one place (apiBase, gitBase, defaultRemote, protectedBranches).
 //
@@ -19,8 +19,6 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { PublisherError } from './errors.js';
 
-export const WRITE_MODES = ['read-only', 'publish-pr', 'direct'] as const;
-export type WriteMode = (typeof WRITE_MODES)[number];
 
 export const DEFAULT_API_BASE = 'https://api.github.com';
 export const DEFAULT_GIT_BASE = 'https://github.com';

@@ -1,14 +1,16 @@
 // The publisher daemon: a unix socket (0600 in a 0700 folder of ours, or 0660/0710 of the
 // --socket-group) that takes one request per connection, runs it, answers, and logs one line.
 // Publications run one at a time.
-// Flow: connection -> admitPeer (peers.ts: not our own uid) -> readLine -> parseRequest -> status | publishPullRequest | pushDirect ->
+// Flow: connection -> admitPeer (peers.ts: not our own uid; `status` is answered to anyone) ->
+// readLine -> parseRequest -> the request's write mode is ours -> status | publishPullRequest | pushDirect ->
 // response line -> log line + history row. Every text that leaves (response, log, history) has
 // been through the redactor; the token itself lives only in a Secret and in git's environment.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { PublisherConfig, WriteMode } from './config.js';
+import type { WriteMode } from '../bounds/modes.js';
+import type { PublisherConfig } from './config.js';
 import { PublisherError, REFUSAL_CODES, type PublisherErrorCode } from './errors.js';
 import { createGitRunner, StagingRepo } from './git.js';
 import { GitHubClient } from './github.js';
@@ -35,6 +37,8 @@ export interface PublisherDaemonOptions {
   mode: WriteMode;
   config: PublisherConfig;
   token: Secret | undefined;
+  // The file the token was read from (--token-file), named in `status` so that zodexd masks it.
+  tokenFile?: string | undefined;
   // The staging repository lives in <stateDir>/publisher/staging.git.
   stateDir: string;
   publications: PublicationLog;
@@ -133,6 +137,8 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     protectedBranches: config.protectedBranches,
     allowedRemotes: config.allowedRemotes.map(describeAllowedRemote),
     tokenLoaded: token !== undefined,
+    ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}),
+    stateDir: options.stateDir,
   });
 
   async function record(request: PublisherRequest, facts: PublicationFacts, outcome: PublicationOutcome, error?: string): Promise<void> {
@@ -153,9 +159,19 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     }
   }
 
-  async function handle(line: string): Promise<PublisherResponse> {
+  // peerRefusal: throws the PEER_REFUSED the connection earned, for any request but `status`.
+  async function handle(line: string, peerRefusal?: () => void): Promise<PublisherResponse> {
     const started = Date.now();
     const id = requestIdOf(line);
+    if (peerRefusal && !isStatusRequest(line)) {
+      try {
+        peerRefusal();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        say(`connection refused: ${message}`);
+        return { version: PROTOCOL_VERSION, id, ok: false, error: { code: 'PEER_REFUSED', message } };
+      }
+    }
     let request: PublisherRequest | undefined;
     const facts: PublicationFacts = { repository: '', branch: '', commit: '' };
     try {
@@ -164,6 +180,12 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       if (request.op === 'status') result = status();
       else {
         const body = request;
+        if (body.writeMode !== undefined && body.writeMode !== mode) {
+          throw new PublisherError(
+            'WRITE_MODE_MISMATCH',
+            `zodexd runs this session in ${body.writeMode} mode but this publisher runs in ${mode}; the operator must start both with the same --write-mode (ZODEX_WRITE_MODE)`,
+          );
+        }
         facts.repository = body.repoPath;
         facts.branch = body.branch;
         facts.commit = body.commit;
@@ -194,10 +216,17 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     connections.add(socket);
     socket.on('close', () => connections.delete(socket));
     socket.on('error', () => undefined);
-    Promise.resolve()
-      .then(() => admitPeer(socket, options.peers))
-      .then(() => readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request'))
-      .then(handle, (error: unknown) => {
+    let refusal: unknown;
+    try {
+      admitPeer(socket, options.peers);
+    } catch (error) {
+      refusal = error;
+    }
+    const refuse = refusal === undefined ? undefined : () => {
+      throw refusal;
+    };
+    readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request')
+      .then((line) => handle(line, refuse), (error: unknown) => {
         const code = error instanceof PublisherError ? error.code : 'BAD_REQUEST';
         const message = error instanceof Error ? error.message : String(error);
         say(code === 'PEER_REFUSED' ? `connection refused: ${message}` : `request unreadable: ${code}: ${message}`);
@@ -232,6 +261,15 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
       return closing;
     },
   };
+}
+
+// A well-formed `status` request: the one a client the peer check refuses is still answered.
+function isStatusRequest(line: string): boolean {
+  try {
+    return parseRequest(line).op === 'status';
+  } catch {
+    return false;
+  }
 }
 
 function logLine(id: string | null, request: PublisherRequest | undefined, facts: PublicationFacts, outcome: string, ms: number): string {

@@ -48,12 +48,30 @@ export function gitBaseEnv(parent: NodeJS.ProcessEnv = process.env): Record<stri
   return env;
 }
 
+// `name` found on PATH once, at start: a git put later in a folder ahead on PATH (~/bin, which an
+// agent of the daemon's own user could write) is never the one run next to the token.
+function onPath(name: string, searchPath: string | undefined): string {
+  if (name.includes('/')) return name;
+  for (const dir of (searchPath ?? '').split(':')) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return name;
+}
+
 export function createGitRunner(gitBinary = 'git', parentEnv: NodeJS.ProcessEnv = process.env): GitRunner {
   const base = gitBaseEnv(parentEnv);
+  const git = onPath(gitBinary, parentEnv.PATH);
   return (args, options) =>
     new Promise((resolve) => {
       execFile(
-        gitBinary,
+        git,
         args,
         {
           cwd: options.cwd,
@@ -67,7 +85,7 @@ export function createGitRunner(gitBinary = 'git', parentEnv: NodeJS.ProcessEnv 
           if (!error) return resolve({ code: 0, stdout, stderr });
           const code = typeof error.code === 'number' ? error.code : -1;
           const why = error.killed ? `\ngit was stopped after ${options.timeoutMs ?? GIT_LOCAL_TIMEOUT_MS} ms` : '';
-          const spawnProblem = typeof error.code === 'string' ? `\ncannot run ${gitBinary}: ${error.code}` : '';
+          const spawnProblem = typeof error.code === 'string' ? `\ncannot run ${git}: ${error.code}` : '';
           resolve({ code, stdout, stderr: `${stderr}${why}${spawnProblem}` });
         },
       );

@@ -22,9 +22,6 @@ export const AGENT_ID_ENV = 'ZODEX_AGENT_ID';
 export const PUBLISHER_TOKEN_ENV = 'ZODEX_PUBLISHER_TOKEN';
 export const PUBLISHER_SECRET_ENV: readonly string[] = [PUBLISHER_TOKEN_ENV, 'GITHUB_TOKEN_ZODEX_PUBLISHER'];
 
-// Write mode chosen by the operator; `zodex publisher --mode` falls back to it, and zodexd may
-// read the same name.
-export const WRITE_MODE_ENV = 'ZODEX_WRITE_MODE';
 
 const SOCKET_NAME = 'publisher.sock';
 

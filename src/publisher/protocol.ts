@@ -7,12 +7,13 @@
 //   -> {"version":1,"id":"r2","op":"publish-pr","repoPath":"/w/app","branch":"fix","commit":"<sha>","title":"Fix"}
 //   <- {"version":1,"id":"r2","ok":false,"error":{"code":"DIRTY_WORKTREE","message":"..."}}
 //
-// Ops: status; publish-pr (push the checkout's branch, open a PR); push (direct mode: push the
+// Ops: status (answered to any client of the socket, the publisher's own user included: it holds
+// no secret); publish-pr (push the checkout's branch, open a PR); push (direct mode: push the
 // checkout's commit to `target`, default the same branch name).
 
 import type net from 'node:net';
 import { z } from 'zod';
-import { WRITE_MODES } from './config.js';
+import { WRITE_MODES } from '../bounds/modes.js';
 import { parseVersionedLine, readLines } from '../net/jsonlines.js';
 import { PublisherError } from './errors.js';
 
@@ -30,6 +31,9 @@ const fromCheckout = {
   branch: z.string().min(1).max(255),
   commit: sha,
   remote: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).optional(),
+  // The write mode zodexd runs the agent's commands in (its ZODEX_WRITE_MODE): the publisher
+  // refuses the request when its own differs. Absent: not sent from a zodexd session.
+  writeMode: z.enum(WRITE_MODES).optional(),
 };
 
 export const statusRequestSchema = z.strictObject({ ...common, op: z.literal('status') });
@@ -64,6 +68,10 @@ export const statusResultSchema = z.object({
   protectedBranches: z.array(z.string()),
   allowedRemotes: z.array(z.string()),
   tokenLoaded: z.boolean(),
+  // Where the token was read from, and the daemon's state (its staging repository): zodexd masks
+  // both from its commands.
+  tokenFile: z.string().optional(),
+  stateDir: z.string().optional(),
 });
 export const publishResultSchema = z.object({
   repository: z.string(),

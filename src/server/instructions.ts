@@ -8,6 +8,7 @@ export interface InstructionSettings {
   mode: Mode;
   startDir: string; // where zodexd was started: in Local mode, offered as the first workdir
   defaultWorkdir: string | undefined;
+  bounds?: string; // one sentence: the write mode (and the sandbox, when on)
 }
 
 // Codex truncates server instructions to this many characters.
@@ -28,6 +29,7 @@ export function instructionsFor(settings: InstructionSettings): string {
     'apply_patch edits files with a Codex-style patch.',
     ...(workdir ? [workdir] : []),
     ...(local ? ['Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.'] : []),
+    ...(settings.bounds ? [settings.bounds] : []),
     'A command still running after yield_time_ms returns a session_handle; pass a short yield_time_ms for interactive programs.',
     'Large output goes to output_file: read it with sed -n, tail or grep.',
   ].join(' ');

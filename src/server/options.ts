@@ -2,6 +2,7 @@
 // the services (engine, store) each conversation acts through. server/ takes these, never the
 // argv Config, and knows no transport.
 
+import type { PatchBounds } from '../bounds/confinement.js';
 import type { ContextOptions } from '../context/index.js';
 import type { ExecEngine } from '../exec/engine.js';
 import type { Log } from '../log.js';
@@ -29,6 +30,8 @@ export interface ServerRuntime {
   // History, agents and sessions, shared by every zodexd of this user (observability only).
   store: Store;
   serverId: string;
+  // apply_patch's share of the bounds: the paths it may not touch, the sandbox's roots.
+  patches: PatchBounds;
   log: Log;
   // Hears each tool call (--ops-listen's metrics); absent: nobody does.
   observer?: Observer;

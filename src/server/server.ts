@@ -51,6 +51,7 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation): To
     defaultWorkdir: limits.defaultWorkdir,
     maxExecTimeoutMs: limits.maxExecTimeoutMs,
     maxYieldMs: limits.maxYieldMs,
+    patches: runtime.patches,
     call: callControl(extra),
   });
   const setup = {

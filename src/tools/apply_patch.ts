@@ -3,6 +3,7 @@
 // file is touched; a partial application is an error result that lists what changed and what failed.
 
 import { z } from 'zod';
+import type { PatchBounds } from '../bounds/confinement.js';
 import { applyPatch, formatPatchReport } from '../patch/index.js';
 import { typed, workdirError } from './schemas.js';
 import { rejectedCall, tool } from './tool.js';
@@ -36,9 +37,9 @@ export interface ApplyPatchArgs {
   patch: string;
 }
 
-export async function applyPatchFiles(args: ApplyPatchArgs): Promise<{ text: string; isError: boolean }> {
+export async function applyPatchFiles(args: ApplyPatchArgs, bounds?: PatchBounds): Promise<{ text: string; isError: boolean }> {
   const workdir = resolveWorkdir(args.workdir, undefined);
-  const report = await applyPatch(args.patch, workdir);
+  const report = await applyPatch(args.patch, workdir, undefined, bounds);
   return formatPatchReport(report);
 }
 
@@ -57,5 +58,5 @@ export const applyPatchTool = tool({
   input: applyPatchInput,
   record: (args) => ({ tool: 'apply_patch', workdir: args.workdir, summary: describePatch(args.patch) }),
   rejected: (raw) => rejectedCall('apply_patch', raw, typeof raw.patch === 'string' ? describePatch(raw.patch) : '(no patch)'),
-  run: async (args) => ({ kind: 'text', ...(await applyPatchFiles(args)) }),
+  run: async (args, ctx) => ({ kind: 'text', ...(await applyPatchFiles(args, ctx.patches)) }),
 });

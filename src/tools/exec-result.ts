@@ -53,6 +53,7 @@ export function toExecResult(report: SessionReport): ExecResult {
   if (report.exitCode !== undefined) result.exit_code = report.exitCode;
   if (report.terminationReason !== undefined) result.termination_reason = report.terminationReason;
   if (report.signal !== undefined) result.signal = signalNames.get(report.signal) ?? `signal ${report.signal}`;
+  if (report.sandboxRefused !== undefined) result.sandbox_refused = report.sandboxRefused;
   if (report.spill) {
     if (report.spill.file !== undefined) result.output_file = report.spill.file;
     result.output_chars = report.spill.chars;

@@ -103,6 +103,12 @@ export function execResultShape() {
       .optional()
       .describe('Once the stream outgrew the file cap: a second private file (0600) holding its last bytes as of this result (about 1 MiB), rewritten at each result.'),
     output_tail_file_offset: z.number().int().optional().describe('The stream offset of output_tail_file\'s first byte: tail -c +K reads stream byte K - 1 + this.'),
+    sandbox_refused: z
+      .string()
+      .optional()
+      .describe(
+        'Present when the sandbox (or --sandbox-network off) refused something the command did, in words that name the bound: network connections are counted exactly (at the exit); a refused write is inferred from "Read-only file system" in the output. An error the sandbox did not cause leaves it absent.',
+      ),
     zodex_context: z
       .string()
       .optional()

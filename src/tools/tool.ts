@@ -3,6 +3,7 @@
 // index.ts lists them. Knows no MCP transport or SDK: server/tools.ts turns a Tool into one.
 
 import type { z } from 'zod';
+import type { PatchBounds } from '../bounds/confinement.js';
 import { clipText, quote } from '../errors.js';
 import type { ExecEngine } from '../exec/engine.js';
 import type { Store } from '../store/index.js';
@@ -37,6 +38,7 @@ export interface ToolContext {
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
   maxYieldMs: number; // --max-yield-ms: no call waits longer
+  patches: PatchBounds; // what apply_patch may not touch (the write mode's stores, the sandbox)
   call: CallControl;
 }
 

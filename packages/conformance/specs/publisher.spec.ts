@@ -74,7 +74,7 @@ async function world(mode: 'read-only' | 'publish-pr' | 'direct'): Promise<World
   const socket = path.join(socketDir, 'publisher.sock');
   const stateDir = path.join(root, 'state');
   // The agent runs as the daemon's user here, so the operator's flag says the token is then readable.
-  const daemonArgs = ['--mode', mode, '--socket', socket, '--state-dir', stateDir, '--allow-same-user-token-readable', ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config])];
+  const daemonArgs = ['--write-mode', mode, '--socket', socket, '--state-dir', stateDir, '--allow-same-user-token-readable', ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config])];
   const daemon: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'publisher', ...daemonArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   daemon.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -189,7 +189,8 @@ requirement('publisher.write-mode', async ({ zodex }) => {
     expect(w.pulls).toHaveLength(0);
     const vars = (await z.exec({ cmd: 'echo "[$GITHUB_TOKEN][$GH_TOKEN][$ZODEX_WRITE_MODE]"', workdir: '/' })).output;
     expect(vars).toBe('[][][read-only]\n');
-    const direct = await zodex({ args: ['--write-mode', 'direct'], env });
+    // (without the read-only publisher: a direct zodexd refuses to start beside a publisher of another mode)
+    const direct = await zodex({ args: ['--write-mode', 'direct'], env: { ...env, ZODEX_PUBLISHER_SOCKET: `${w.root}/none.sock` } });
     expect((await direct.exec({ cmd: 'echo "[$GH_TOKEN][$ZODEX_WRITE_MODE]"', workdir: '/' })).output).toBe('[gh_userToken][direct]\n');
   } finally {
     await w.close();

@@ -4,7 +4,7 @@
 import type { ContextOptions } from '../../context/index.js';
 import type { ListenAddress } from '../../net/address.js';
 import type { LogFormat } from '../../log.js';
-import type { WriteMode } from '../../publisher/config.js';
+import type { NetworkSetting, SandboxMode, WriteMode } from '../../bounds/modes.js';
 import type { Annotations, Mode } from '../../server/options.js';
 import type { OAuthConfig } from './oauth.js';
 
@@ -61,7 +61,13 @@ export interface Config {
   bodyTimeoutMs: number;
   stateDir: string;
   context: ContextOptions;
-  writeMode: WriteMode | undefined;
+  writeMode: WriteMode;
+  writeModeSource: string; // --write-mode, ZODEX_WRITE_MODE or "the default": for messages
+  sandbox: SandboxMode;
+  writableRoots: string[]; // absolute, existing folders, symlinks resolved
+  sandboxNetwork: NetworkSetting;
+  gitReadCredentials: string | undefined; // --git-read-credentials FILE
+  authTokenFile: string | undefined; // where authToken was read from (masked from commands)
   // --redact-env: variables (NAME, or PREFIX*) whose values no output, history or log shows.
   redactEnv: string[];
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.

@@ -8,8 +8,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
 import { defaultSpillParent } from '../../exec/spill.js';
 import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen } from '../../net/address.js';
-import { WRITE_MODES } from '../../publisher/config.js';
 import { LOG_FORMATS, type LogFormat } from '../../log.js';
+import { isGoverned, NETWORK_SETTINGS, resolveWriteMode, SANDBOX_MODES } from '../../bounds/modes.js';
 import {
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_DRAIN_MS,
@@ -63,6 +63,10 @@ const options = {
   'state-dir': { type: 'string' },
   'write-mode': { type: 'string' },
   'redact-env': { type: 'string', multiple: true },
+  sandbox: { type: 'string' },
+  'writable-root': { type: 'string', multiple: true },
+  'sandbox-network': { type: 'string' },
+  'git-read-credentials': { type: 'string' },
   liveboard: { type: 'string' },
   'ops-listen': { type: 'string' },
   'log-format': { type: 'string' },
@@ -180,7 +184,23 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw error;
   }
 
-  const writeModeValue = flags['write-mode'] ?? (env.ZODEX_WRITE_MODE || undefined);
+  let writeMode: ReturnType<typeof resolveWriteMode>;
+  try {
+    writeMode = resolveWriteMode(flags['write-mode'], env);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const sandbox = oneOf('--sandbox', flags.sandbox ?? (env.ZODEX_SANDBOX || 'off'), SANDBOX_MODES);
+  const sandboxNetwork = oneOf('--sandbox-network', flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'), NETWORK_SETTINGS);
+  const rootValues = flags['writable-root'] ?? (env.ZODEX_WRITABLE_ROOTS ? env.ZODEX_WRITABLE_ROOTS.split(':').filter((root) => root !== '') : []);
+  if (rootValues.length > 0 && sandbox !== 'workspace-write') {
+    throw new UsageError(`--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`);
+  }
+  const writableRoots = [...new Set(rootValues.map((root) => fs.realpathSync(checkDirectory('--writable-root', root))))];
+  const gitReadCredentials = flags['git-read-credentials'] ?? (env.ZODEX_GIT_READ_CREDENTIALS || undefined);
+  if (gitReadCredentials !== undefined && !isGoverned(writeMode.mode)) {
+    throw new UsageError('--git-read-credentials only applies to --write-mode read-only or publish-pr: in direct mode commands use your own credentials; drop it or choose a governed mode');
+  }
   const redactEnv = (flags['redact-env'] ?? (env.ZODEX_REDACT_ENV ?? '').split(',')).map((name) => name.trim()).filter((name) => name !== '');
   for (const name of redactEnv) {
     if (!REDACT_ENV_NAME.test(name)) {
@@ -216,7 +236,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     bodyTimeoutMs: parseCount('--body-timeout-ms', flags['body-timeout-ms'], DEFAULT_BODY_TIMEOUT_MS, 100),
     stateDir,
     context,
-    writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
+    writeMode: writeMode.mode,
+    writeModeSource: writeMode.source,
+    sandbox,
+    writableRoots,
+    sandboxNetwork,
+    gitReadCredentials: gitReadCredentials === undefined ? undefined : path.resolve(gitReadCredentials),
+    authTokenFile: flags['auth-token-file'] === undefined ? undefined : path.resolve(flags['auth-token-file']),
     redactEnv,
     liveboard,
     opsListen,

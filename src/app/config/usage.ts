@@ -70,9 +70,28 @@ Operations (health, readiness and metrics for an orchestrator; logs for a fleet)
 State and GitHub:
   --state-dir DIR             history database and settings (default $XDG_STATE_HOME/zodex)
                                                                           [env ZODEX_STATE_DIR]
-  --write-mode MODE           read-only | publish-pr | direct: unless direct, commands run without
-                              GITHUB_TOKEN/GH_TOKEN, so pushes go through zodex-agent and the
-                              publisher daemon (default: not governed)       [env ZODEX_WRITE_MODE]
+  --write-mode MODE           publish-pr (default) | read-only | direct. Unless direct, each command
+                              runs confined (Linux: namespaces, Landlock, seccomp): git's and gh's
+                              credential stores, ssh keys and agents, token variables and other
+                              processes' /proc are out of its reach, so nothing it runs can push;
+                              publish-pr: \`zodex-agent github publish-pr\` through the publisher is
+                              the one route to GitHub; read-only: not even that. direct: commands
+                              run as you, unconfined. zodexd exits at start when it cannot
+                              confine                                        [env ZODEX_WRITE_MODE]
+  --git-read-credentials FILE a git-credentials file (https://USER:TOKEN@HOST per line) holding a
+                              read-only credential: governed commands clone and fetch with it
+                                                                [env ZODEX_GIT_READ_CREDENTIALS]
+
+Sandbox (opt-in, as Codex's; docs/bounds.md):
+  --sandbox MODE              off (default) | read-only | workspace-write: every write outside the
+                              call's workdir, a private /tmp and each --writable-root (workspace-
+                              write), or outside the private /tmp (read-only), fails; apply_patch
+                              obeys the same rule                                 [env ZODEX_SANDBOX]
+  --writable-root DIR         also writable in workspace-write; repeatable
+                                                             [env ZODEX_WRITABLE_ROOTS, colon list]
+  --sandbox-network on|off    off: no command can open a network connection (socket() for
+                              anything but unix sockets is refused), with or without --sandbox
+                                                                          [env ZODEX_SANDBOX_NETWORK]
 
 ${OAUTH_USAGE}
 ${CONTEXT_USAGE}

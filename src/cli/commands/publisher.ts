@@ -8,12 +8,13 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { parsePublisherConfig, loadPublisherConfig, WRITE_MODES, type PublisherConfig, type WriteMode } from '../../publisher/config.js';
+import { resolveWriteMode, WRITE_MODE_ENV, type WriteMode } from '../../bounds/modes.js';
+import { parsePublisherConfig, loadPublisherConfig, type PublisherConfig } from '../../publisher/config.js';
 import { dropPrivileges, lookupGroup, lookupUser, type Account } from '../../publisher/accounts.js';
 import { startPublisherDaemon } from '../../publisher/daemon.js';
 import { PublisherError } from '../../publisher/errors.js';
 import type { PublicationLog } from '../../publisher/history.js';
-import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV, WRITE_MODE_ENV } from '../../publisher/paths.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV, PUBLISHER_TOKEN_ENV } from '../../publisher/paths.js';
 import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
 import { concealProcess, loadNativeAddon } from '../../native.js';
@@ -35,8 +36,10 @@ but it is withheld only from an agent running as ANOTHER user: a client of the p
 user is refused (it could read the token file or the daemon's memory) unless you pass
 ${SAME_USER_FLAG}.
 
-  --mode MODE          read-only (default): refuse every write;  publish-pr: push a topic branch
-                       and open a PR;  direct: also push to any branch, never forced
+  --write-mode MODE    the same setting as zodexd's, which must agree (zodexd refuses to start,
+                       and the publisher refuses requests, when they differ): publish-pr
+                       (default): push a topic branch and open a PR;  direct: also push to any
+                       branch, never forced;  read-only: refuse every write
                                                                           [env ${WRITE_MODE_ENV}]
   --token-file PATH    the GitHub token; the file must be ours and mode 0600 or stricter
                                                                           [env ${PUBLISHER_TOKEN_ENV}]
@@ -64,6 +67,7 @@ Config example:
 export interface PublisherSettings {
   mode: WriteMode;
   token: Secret | undefined;
+  tokenFile: string | undefined;
   config: PublisherConfig;
   socketPath: string;
   stateDir: string;
@@ -73,6 +77,7 @@ export interface PublisherSettings {
 }
 
 const flagSpec = {
+  'write-mode': { type: 'string' },
   mode: { type: 'string' },
   'token-file': { type: 'string' },
   config: { type: 'string' },
@@ -107,26 +112,28 @@ export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   }
   const flags = parsed.values;
   if (flags.help) return { kind: 'help' };
-  const modeValue = flags.mode ?? env[WRITE_MODE_ENV] ?? 'read-only';
-  if (!(WRITE_MODES as readonly string[]).includes(modeValue)) {
-    throw new CliUsageError(`--mode ${JSON.stringify(modeValue)} is not one of ${WRITE_MODES.join(', ')}; write e.g. --mode publish-pr`);
+  if (flags.mode !== undefined) throw new CliUsageError('--mode is now --write-mode, the one setting zodexd reads too; write --write-mode publish-pr');
+  let mode: WriteMode;
+  try {
+    mode = resolveWriteMode(flags['write-mode'], env).mode;
+  } catch (error) {
+    throw new CliUsageError((error as Error).message);
   }
-  const mode = modeValue as WriteMode;
   if (flags['token-file'] !== undefined && envToken) {
     throw new CliUsageError(`both --token-file and ${PUBLISHER_TOKEN_ENV} are set; give the token one way only`);
   }
   const token = flags['token-file'] !== undefined ? asUsage(() => readTokenFile(flags['token-file'] as string)) : envToken;
   if (mode !== 'read-only' && !token) {
-    throw new CliUsageError(`--mode ${mode} needs the GitHub token: pass --token-file PATH (mode 0600) or set ${PUBLISHER_TOKEN_ENV}`);
+    throw new CliUsageError(`--write-mode ${mode} needs the GitHub token: pass --token-file PATH (mode 0600) or set ${PUBLISHER_TOKEN_ENV}`);
   }
   if (mode !== 'read-only' && flags.config === undefined) {
-    throw new CliUsageError(`--mode ${mode} needs --config PATH naming the allowedRemotes the publisher may write to`);
+    throw new CliUsageError(`--write-mode ${mode} needs --config PATH naming the allowedRemotes the publisher may write to`);
   }
   const config = asUsage(() =>
     flags.config !== undefined ? loadPublisherConfig(flags.config, flags['api-base']) : parsePublisherConfig({}, 'defaults', flags['api-base']),
   );
   if (mode !== 'read-only' && config.allowedRemotes.length === 0) {
-    throw new CliUsageError(`--config ${flags.config} lists no allowedRemotes, so --mode ${mode} could publish nothing; add at least one`);
+    throw new CliUsageError(`--config ${flags.config} lists no allowedRemotes, so --write-mode ${mode} could publish nothing; add at least one`);
   }
   let user: Account | undefined;
   if (flags.user !== undefined) {
@@ -142,7 +149,7 @@ export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   const allowSameUser = flags[SAME_USER_FLAG.slice(2) as 'allow-same-user-token-readable'] === true;
   return {
     kind: 'run',
-    settings: { mode, token, config, socketPath, stateDir, allowSameUser, ...(user ? { user } : {}), ...(socketGroup !== undefined ? { socketGroup } : {}) },
+    settings: { mode, token, tokenFile: flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file']), config, socketPath, stateDir, allowSameUser, ...(user ? { user } : {}), ...(socketGroup !== undefined ? { socketGroup } : {}) },
   };
 }
 

@@ -90,7 +90,7 @@ export function createMetrics(info: ServerInfo): Metrics {
     },
     commandStarted: () => started.inc(),
     commandEnded: (reason) => ended.labels(reason).inc(),
-    sandboxRefused: (kind) => refusals.labels(kind).inc(),
+    sandboxRefused: (kind, count = 1) => refusals.labels(kind).inc(count),
   };
   return {
     observer,

@@ -1,0 +1,51 @@
+// What confines a command, as data: the policy app/ computes once per zodexd from the bounds the
+// operator chose (write mode, sandbox, network) and hands to the engine, which sends it to
+// zodex-spawn with every command (exec/wire.ts encodes it; native/PROTOCOL.md, "The confinement
+// entry"). zodex-spawn applies it right before the command's shell starts.
+
+import type { SandboxMode } from './modes.js';
+
+export interface Confinement {
+  // read-only / publish-pr: the stores masked, Landlock, no capabilities, same-user sockets masked.
+  governed: boolean;
+  sandbox: SandboxMode;
+  networkOff: boolean;
+  // Files and folders masked where they exist when the command starts (credential stores, the
+  // publisher's socket folder in read-only, token files).
+  masks: string[];
+  // DIR/PREFIX: every entry of DIR named PREFIX… masked (every zodexd's private folders).
+  maskPrefixes: string[];
+  // Folders bound onto themselves so that the stores below cannot be moved away.
+  pins: string[];
+  // Listening sockets of the user's that stay reachable (the publisher's in publish-pr).
+  allowedSockets: string[];
+  // Redacted copies bound over the files they were made from (startup files holding a token).
+  binds: Array<{ source: string; target: string }>;
+  // Folders made read-only (governed root: the system's programs and configuration).
+  readOnly: string[];
+  // workspace-write: writable besides the call's workdir (--writable-root).
+  writableRoots: string[];
+  // The sandbox's /tmp: a folder of this zodexd, shared by its commands.
+  privateTmp: string | undefined;
+  // $XDG_RUNTIME_DIR, replaced by an empty folder of the command's own; `keep` bound back into it.
+  runtimeDir: string | undefined;
+  keep: string[];
+}
+
+// Nothing to confine: direct mode, no sandbox, network on.
+export function isConfined(confinement: Confinement | undefined): confinement is Confinement {
+  return confinement !== undefined && (confinement.governed || confinement.sandbox !== 'off' || confinement.networkOff);
+}
+
+// The same rule for apply_patch, which zodexd carries out itself: an operation on a path that is
+// (or lies below) a denied path fails (the governed modes: the credential stores), and with the
+// sandbox an operation that writes outside the call's workdir, the writable roots and the private
+// /tmp fails; a path under /tmp means the private /tmp, as it does for commands.
+export interface PatchBounds {
+  denied: string[];
+  sandbox: SandboxMode;
+  writableRoots: string[];
+  privateTmp: string | undefined;
+}
+
+export const UNBOUNDED_PATCHES: PatchBounds = { denied: [], sandbox: 'off', writableRoots: [], privateTmp: undefined };
