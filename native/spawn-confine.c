@@ -45,8 +45,8 @@
 /* The policy, decoded. Strings point into one copy of the entry's value. */
 struct policy {
   int governed, sandbox, network_off; /* sandbox: 0 off, 1 read-only, 2 workspace-write */
-  const char **masks, **pins, **allowed, **bind_src, **bind_dst, **roots, **keep, **readonly, **prefixes;
-  size_t n_masks, n_pins, n_allowed, n_binds, n_bind_dst, n_roots, n_keep, n_readonly, n_prefixes;
+  const char **masks, **pins, **allowed, **bind_src, **bind_dst, **roots, **keep, **readonly, **prefixes, **visible;
+  size_t n_masks, n_pins, n_allowed, n_binds, n_bind_dst, n_roots, n_keep, n_readonly, n_prefixes, n_visible;
   const char *tmp, *runtime;
 };
 
@@ -101,7 +101,7 @@ int confine_parse(const char *text) {
     if (!keys || push(&entry_values, &entry_count, value) < 0) return fail("policy: out of memory");
     entry_keys = keys;
     entry_keys[entry_count - 1] = key;
-    int is_path = strchr("mabBwkptroM", key) != NULL;
+    int is_path = strchr("mabBwkptroMv", key) != NULL;
     if (is_path && value[0] != '/') { errno = 0; return fail("policy: '%c' path is not absolute", key); }
     int ok = 0;
     switch (key) {
@@ -120,6 +120,7 @@ int confine_parse(const char *text) {
     case 'k': ok = push(&current.keep, &current.n_keep, value); break;
     case 'o': ok = push(&current.readonly, &current.n_readonly, value); break;
     case 'M': ok = push(&current.prefixes, &current.n_prefixes, value); break;
+    case 'v': ok = push(&current.visible, &current.n_visible, value); break;
     case 't': current.tmp = value; break;
     case 'r': current.runtime = value; break;
     default: errno = 0; return fail("policy: unknown entry '%c' (zodexd and zodex-spawn are from different builds?)", key);
@@ -446,7 +447,8 @@ static int root_filesystems(void) {
 /* The sandbox: every mount read-only, then the writable roots (workspace-write: the workdir and each
    --writable-root, as they were) attached back on top, /proc and /dev as they were, a private
    /tmp (zodexd's, shared by its commands) and a private /dev/shm. A write anywhere else fails
-   with EROFS. In read-only, the workdir stays readable where it was hidden by the private /tmp. */
+   with EROFS. In read-only, the workdir stays readable where it was hidden by the private /tmp, and
+   so does each visible path (zodexd's spill files, which results name) that exists. */
 /* The private /tmp, cloned before the masks (it lies among the folders they hide). */
 static int early_tmp = -1;
 
@@ -468,6 +470,18 @@ static int sandbox_filesystems(const char *workdir) {
   if (private_tmp && (tmp = early_tmp) < 0) return fail("cloning the private /tmp %s", current.tmp);
   /* read-only mode, workdir under /tmp: it stays visible (read-only) inside the private /tmp */
   if (private_tmp && current.sandbox == 1 && cwd && beneath(cwd, "/tmp") && (seen = open_tree_clone(cwd)) < 0) return fail("cloning %s", cwd);
+  /* visible paths under /tmp: read-only inside the private /tmp, where they exist now */
+  int shown[16];
+  const char *shown_at[16];
+  size_t n_shown = 0;
+  for (size_t i = 0; private_tmp && i < current.n_visible && n_shown < 16; i++) {
+    if (!beneath(current.visible[i], "/tmp") || strcmp(current.visible[i], "/tmp") == 0) continue;
+    int tree = open_tree_clone(current.visible[i]);
+    if (tree < 0 && errno == ENOENT) continue;
+    if (tree < 0) return fail("cloning %s", current.visible[i]);
+    shown_at[n_shown] = current.visible[i];
+    shown[n_shown++] = tree;
+  }
   if (set_readonly("/", 1) < 0) return fail("making / read-only");
   if (attach(proc, "/proc") < 0 || attach(dev, "/dev") < 0) return fail("attaching /proc and /dev");
   if (private_tmp && attach(tmp, "/tmp") < 0) return fail("attaching the private /tmp");
@@ -479,6 +493,10 @@ static int sandbox_filesystems(const char *workdir) {
   if (seen >= 0) {
     make_mount_point(cwd, 1);
     if (attach(seen, cwd) < 0 || set_readonly(cwd, 1) < 0) return fail("attaching %s", cwd);
+  }
+  for (size_t i = 0; i < n_shown; i++) {
+    make_mount_point(shown_at[i], 1);
+    if (attach(shown[i], shown_at[i]) < 0 || set_readonly(shown_at[i], 1) < 0) return fail("attaching %s", shown_at[i]);
   }
   return 0;
 }

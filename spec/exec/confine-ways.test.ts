@@ -38,6 +38,7 @@ const policy: Confinement = {
   readOnly: [],
   writableRoots: [],
   privateTmp: undefined,
+  visible: [],
   runtimeDir: undefined,
   keep: [],
 };

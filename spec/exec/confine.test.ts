@@ -42,6 +42,7 @@ const base: Confinement = {
   binds: [],
   writableRoots: [],
   privateTmp: undefined,
+  visible: [],
   runtimeDir: undefined,
   keep: [],
   readOnly: [],
@@ -76,6 +77,7 @@ describe('the confinement entry', () => {
       binds: fc.array(fc.record({ source: absolutePath, target: absolutePath }), { maxLength: 2 }),
       writableRoots: fc.array(absolutePath, { maxLength: 2 }),
       privateTmp: fc.option(absolutePath, { nil: undefined }),
+      visible: fc.array(absolutePath, { maxLength: 2 }),
       runtimeDir: fc.option(absolutePath, { nil: undefined }),
       keep: fc.array(absolutePath, { maxLength: 2 }),
       readOnly: fc.array(absolutePath, { maxLength: 2 }),
@@ -98,6 +100,7 @@ describe('the confinement entry', () => {
           ...policy.keep.map((value): [string, string] => ['k', value]),
           ...policy.readOnly.map((value): [string, string] => ['o', value]),
           ...(policy.privateTmp ? [['t', policy.privateTmp] as [string, string]] : []),
+          ...policy.visible.map((value): [string, string] => ['v', value]),
           ...(policy.runtimeDir ? [['r', policy.runtimeDir] as [string, string]] : []),
         ];
         expect(show(encodeConfinement(policy))).toEqual(expected);

@@ -10,7 +10,7 @@
 //     default one.
 // The two runs go side by side (each with one worker: this file runs beside the unit tests).
 
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,13 +28,13 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-packed-'));
 const folder = path.join(scratch, 'empty');
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }), 120_000);
 
-// zodexd confined to one workspace folder, as the operating system enforces it today: bubblewrap
-// mounts every path read-only but the workspace and a private /tmp, so no command or patch can
-// write elsewhere; commands default to the folder, and zodexd starts in it. The sandbox issue's own
-// confinement joins the flags: '--sandbox', 'workspace-write', '--writable-root', workspace.
+// zodexd confined to one workspace folder by its own sandbox (--sandbox workspace-write, enforced
+// by the kernel in zodex-spawn: docs/bounds.md): no command can write outside the call's workdir, the
+// workspace (--writable-root) and a private /tmp, and apply_patch obeys the same rule; commands
+// default to the folder.
 function confined(workspace: string, flags: string[]): { command: string[]; env: Record<string, string> } {
-  const bwrap = ['bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', workspace, workspace, '--die-with-parent', '--chdir', workspace, '--'];
-  return { command: [...bwrap, process.execPath, ZODEXD, ...flags, '--default-workdir', workspace], env: { XDG_STATE_HOME: '/tmp/state' } };
+  const sandbox = ['--sandbox', 'workspace-write', '--writable-root', workspace, '--default-workdir', workspace];
+  return { command: [process.execPath, ZODEXD, ...flags, ...sandbox], env: { XDG_STATE_HOME: path.join(scratch, 'confined-state') } };
 }
 
 beforeAll(() => {
@@ -103,10 +103,9 @@ async function startHttp(command: string[], env: Record<string, string>): Promis
   });
   return {
     url,
-    // SIGTERM to zodexd itself (bwrap's child, when confined): it drains and kills its commands
+    // SIGTERM: zodexd drains and kills its commands
     stop: async () => {
-      if (command[0] === 'bwrap') spawnSync('pkill', ['-TERM', '-P', String(child.pid)]);
-      else child.kill('SIGTERM');
+      child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
@@ -129,17 +128,17 @@ describe.concurrent('the packed suite, installed alone in an empty folder', () =
   }, 900_000);
 
   it('holds a zodexd configured unlike the default, over HTTP (MCP 2026-07-28), to the portable profile, and it passes whole', async () => {
-    expect(spawnSync('bwrap', ['--version']).status, 'bubblewrap (bwrap) confines this zodexd: apt-get install bubblewrap (.ci/install-deps.sh does)').toBe(0);
     const workspace = fs.realpathSync(fs.mkdtempSync(path.join(scratch, 'workspace-')));
     const { command, env } = confined(workspace, ['--mode', 'sprite', '--annotations', 'truthful']);
     const server = await startHttp(command, env);
     try {
-      // confined indeed: a write outside the workspace is refused by the kernel
+      // confined indeed: a write outside the workspace is refused by the kernel, and the result says so
       const client = new Client({ name: 'packed-suite-check', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
       const escape = await client.callTool({ name: 'exec_command', arguments: { cmd: `touch ${path.join(repo, 'escaped')}; echo "rc=$?"` } });
       await client.close();
       expect((escape.structuredContent as { output: string }).output).toMatch(/Read-only file system[\s\S]*rc=1/);
+      expect((escape.structuredContent as { sandbox_refused?: string }).sandbox_refused).toBeDefined();
       expect(fs.existsSync(path.join(repo, 'escaped'))).toBe(false);
 
       const run = await runSuite(['--url', server.url, '--protocol', 'modern', '--workspace', workspace, '--profile', 'portable']);

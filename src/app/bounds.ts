@@ -240,6 +240,7 @@ export async function prepareBounds(config: Config, built: { spawnHelper: string
         readOnly: governed && process.getuid?.() === 0 ? [...ROOT_SYSTEM_FOLDERS] : [],
         writableRoots: config.writableRoots,
         privateTmp,
+        visible: privateTmp ? [config.spillDir] : [],
         runtimeDir,
         keep: config.writeMode !== 'read-only' ? [path.dirname(publisherSocket), ...(!governed && sshAgent ? [sshAgent] : [])] : [],
       };

@@ -27,6 +27,9 @@ export interface Confinement {
   writableRoots: string[];
   // The sandbox's /tmp: a folder of this zodexd, shared by its commands.
   privateTmp: string | undefined;
+  // Paths under /tmp that stay readable (read-only) inside the private /tmp where they exist: the
+  // spill folder, whose files results name as output_file.
+  visible: string[];
   // $XDG_RUNTIME_DIR, replaced by an empty folder of the command's own; `keep` bound back into it.
   runtimeDir: string | undefined;
   keep: string[];

@@ -57,6 +57,7 @@ export function encodeConfinement(confinement: Confinement): string {
   for (const kept of confinement.keep) entries.push(['k', kept]);
   for (const folder of confinement.readOnly) entries.push(['o', folder]);
   if (confinement.privateTmp) entries.push(['t', confinement.privateTmp]);
+  for (const shown of confinement.visible) entries.push(['v', shown]);
   if (confinement.runtimeDir) entries.push(['r', confinement.runtimeDir]);
   return entries.map(([key, value]) => `${key}${Buffer.byteLength(value, 'utf8')}:${value}`).join('');
 }

@@ -164,6 +164,25 @@ requirement('bounds.sandbox-workspace-write', async ({ zodex }) => {
   }
 });
 
+requirement('bounds.sandbox-spill-visible', async ({ zodex }) => {
+  const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-sandbox-spill-')));
+  try {
+    for (const sandbox of ['read-only', 'workspace-write']) {
+      const z = await zodex({ args: ['--sandbox', sandbox] });
+      // 200,000 bytes: past the inline limit, so the stream spills into zodexd's spill folder
+      const spilled = await z.exec({ cmd: "head -c 200000 /dev/zero | tr '\\0' x", workdir: work });
+      expect(spilled.output_file, sandbox).toBeDefined();
+      const file = spilled.output_file!;
+      const read = await z.exec({ cmd: `wc -c < '${file}'; echo more >> '${file}' || echo append-refused`, workdir: work });
+      expect(read.output, sandbox).toMatch(/^200000\s/);
+      expect(read.output, sandbox).toMatch(/append-refused/);
+      expect(fs.statSync(file).size, sandbox).toBe(200000);
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});
+
 requirement('bounds.sandbox-read-only', async ({ zodex }) => {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-sandbox-ro-')));
   try {
