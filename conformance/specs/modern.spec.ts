@@ -117,6 +117,17 @@ requirement('modern.stdio-era', async () => {
   }
 });
 
+requirement('modern.client-text-escaped', async ({ targetImpl }) => {
+  const name = 'x\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude"\u202e';
+  await withWire(targetImpl.transport, [], async (w) => {
+    const reply = await w.request(modernRequest(1, 'tools/list', {}, { 'io.modelcontextprotocol/clientInfo': { name, version: '1\u009b' } }));
+    expect(reply.result?.resultType).toBe('complete');
+    await expect.poll(() => w.stderr()).toContain('request from "x\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\"\\u202e 1\\u009b" ("tools/list")');
+    expect(w.stderr()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(w.stderr()).not.toMatch(/^zodexd: oauth: the operator approved/m);
+  });
+});
+
 requirement('modern.http-both-eras', async ({ zodex }) => {
   const z = await zodex();
   const { url, headers } = z.endpoint;

@@ -45,6 +45,15 @@ describe('redirect URIs', () => {
       expect(redirectUriProblem(bad)).toBeDefined();
     }
   });
+  it('hold only the characters RFC 3986 allows: no control character reaches a page or a log line', () => {
+    expect(redirectUriProblem('x:cb/%1B%5B2K?a=%20b')).toBeUndefined(); // percent-encoded, as a URI carries them
+    const forged = 'x:a\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude": grant zg_FAKE';
+    for (const bad of [forged, 'https://a.example/c\u009bb', 'https://a.example/c b', 'https://a.example/\u202ecb', 'https://a.example/é', 'https://a.example/%zz', 'http://127.0.0.1:9/cb\n']) {
+      expect(redirectUriProblem(bad)).toMatch(/RFC 3986/);
+    }
+    expect(redirectUriProblem(forged)).not.toMatch(/[\u0000-\u001f]/); // the message quotes it escaped
+    expect(() => registerClient(scratchStore(), { client_name: 'Claude\u001b[2K\r', redirect_uris: ['https://a.example/cb'] }, 1)).toThrow(/without control characters/);
+  });
   it('match exactly, except the port of a loopback http redirect (RFC 8252 §7.3)', () => {
     expect(redirectMatches('http://127.0.0.1:1000/cb', 'http://127.0.0.1:2000/cb')).toBe(true);
     expect(redirectMatches('http://127.0.0.1:1000/cb', 'http://127.0.0.1:2000/other')).toBe(false);

@@ -4,6 +4,7 @@
 // print one line to stderr and exit 2, with nothing on stdout; any other failure to start exits 1
 // and leaves nothing behind.
 
+import { escapeControls } from '../errors.js';
 import { holdStdio } from '../transport/stdio-front.js';
 import { UsageError } from './config/errors.js';
 import { parseCli } from './config/parse.js';
@@ -15,8 +16,10 @@ import { VERSION } from './version.js';
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+// Every diagnostic line: one line on stderr, whatever a message carries (a client's text inside
+// it cannot move the cursor or start a line of its own).
 function log(message: string): void {
-  process.stderr.write(`zodexd: ${message}\n`);
+  process.stderr.write(`zodexd: ${escapeControls(message)}\n`);
 }
 
 async function main(argv: string[]): Promise<void> {

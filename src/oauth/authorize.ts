@@ -5,6 +5,7 @@
 // approval page -> POST /oauth/authorize/decision with the code -> grant + authorization code.
 
 import { randomBytes } from 'node:crypto';
+import { quote } from '../errors.js';
 import { sameSecret } from '../net/secret.js';
 import { ClientError, redirectMatches, resolveClient } from './clients.js';
 import { CODE_TTL_MS, MAX_PAIRING_ATTEMPTS, MAX_PENDING, PENDING_TTL_MS, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
@@ -18,12 +19,15 @@ export type AuthorizeOutcome =
 
 export type DecisionOutcome = { status: number; body: { redirect?: string; error?: string; attemptsLeft?: number } };
 
+// A client's self-chosen name on a log line: quoted and bounded, never raw.
+const shownName = (client: { clientName: string }) => quote(client.clientName, 80);
+
 const IGNORED_SCOPES = new Set(['offline_access']); // refresh tokens are always issued
 
 function scopeProblem(scope: string | null): string | undefined {
   if (scope === null) return undefined;
   const unknown = scope.split(' ').filter((item) => item !== '' && item !== SCOPE && !IGNORED_SCOPES.has(item));
-  return unknown.length ? `scope ${JSON.stringify(unknown.join(' ').slice(0, 100))} is not offered; ask for "${SCOPE}"` : undefined;
+  return unknown.length ? `scope ${quote(unknown.join(' '), 100)} is not offered; ask for "${SCOPE}"` : undefined;
 }
 
 export async function authorize(query: URLSearchParams, at: Endpoints, context: OAuthContext): Promise<AuthorizeOutcome> {
@@ -40,7 +44,7 @@ export async function authorize(query: URLSearchParams, at: Endpoints, context: 
   const given = query.get('redirect_uri');
   const redirectUri = given ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   if (redirectUri === undefined || !client.redirectUris.some((registered) => redirectMatches(registered, redirectUri))) {
-    const why = given === null ? 'redirect_uri is missing and the client registered several' : `redirect_uri ${JSON.stringify(given.slice(0, 200))} is not one the client registered`;
+    const why = given === null ? 'redirect_uri is missing and the client registered several' : `redirect_uri ${quote(given)} is not one the client registered`;
     return { kind: 'error-page', status: 400, message: `${why}; no code is sent to an unregistered address.` };
   }
   const state = query.get('state') ?? undefined;
@@ -76,7 +80,7 @@ export async function authorize(query: URLSearchParams, at: Endpoints, context: 
   };
   context.pending.set(request.id, request);
   context.log(
-    `oauth: ${JSON.stringify(client.clientName.slice(0, 80))} (redirect to ${new URL(redirectUri).host || redirectUri.slice(0, 80)}) asks for access; ` +
+    `oauth: ${shownName(client)} (redirect to ${new URL(redirectUri).host || quote(redirectUri, 80)}) asks for access; ` +
       `pairing code ${pairingCode}, valid ${PENDING_TTL_MS / 60_000} minutes (or run: zodex oauth pair)`,
   );
   return { kind: 'page', request };
@@ -92,7 +96,7 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
   const back = (params: Record<string, string | undefined>) => withParams(request.redirectUri, { ...params, state: request.state, iss: request.issuer });
   if (body.approve !== true) {
     context.pending.delete(request.id);
-    context.log(`oauth: the operator denied ${JSON.stringify(request.client.clientName.slice(0, 80))}`);
+    context.log(`oauth: the operator denied ${shownName(request.client)}`);
     return { status: 200, body: { redirect: back({ error: 'access_denied', error_description: 'the operator denied the request' }) } };
   }
   const typed = typeof body.pairing_code === 'string' ? body.pairing_code : '';
@@ -101,7 +105,7 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
     const attemptsLeft = MAX_PAIRING_ATTEMPTS - request.attempts;
     if (attemptsLeft > 0) return { status: 403, body: { error: `wrong pairing code; ${attemptsLeft} attempt(s) left`, attemptsLeft } };
     context.pending.delete(request.id);
-    context.log(`oauth: refused ${JSON.stringify(request.client.clientName.slice(0, 80))} after ${MAX_PAIRING_ATTEMPTS} wrong pairing codes`);
+    context.log(`oauth: refused ${shownName(request.client)} after ${MAX_PAIRING_ATTEMPTS} wrong pairing codes`);
     return { status: 403, body: { error: 'too many wrong pairing codes; the request is refused', redirect: back({ error: 'access_denied', error_description: 'wrong pairing code' }) } };
   }
   context.pending.delete(request.id);
@@ -121,6 +125,6 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
     expiresAt: now + CODE_TTL_MS,
     used: false,
   });
-  context.log(`oauth: the operator approved ${JSON.stringify(client.clientName.slice(0, 80))}: grant ${id} (zodex oauth revoke ${id} ends it)`);
+  context.log(`oauth: the operator approved ${shownName(client)}: grant ${id} (zodex oauth revoke ${id} ends it)`);
   return { status: 200, body: { redirect: back({ code }) } };
 }

@@ -5,6 +5,7 @@
 // accepted only when allowLoopbackDocuments is set (zodexd: loopback listener, no --public-url).
 
 import net from 'node:net';
+import { quote } from '../errors.js';
 import type { OAuthClient, OAuthStore } from '../store/oauth.js';
 import { clientIdFor } from './secrets.js';
 
@@ -14,6 +15,7 @@ export const MAX_CLIENT_NAME_CHARS = 200;
 export const MAX_REGISTERED_CLIENTS = 1_000;
 export const METADATA_FETCH_TIMEOUT_MS = 5_000;
 export const METADATA_MAX_BYTES = 64 * 1024;
+const CONTROL_CHARACTERS = /\p{Cc}/u; // C0, DEL, C1: never part of a name shown to the operator
 const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
 export class ClientError extends Error {
@@ -25,14 +27,20 @@ export class ClientError extends Error {
   }
 }
 
-const shown = (value: string) => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value);
+const shown = (value: string) => quote(value, 120);
 const bare = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
 export const isLoopbackName = (hostname: string) => ['localhost', '127.0.0.1', '::1'].includes(bare(hostname)) || /^127\./.test(bare(hostname));
 
+// RFC 3986 §2: a URI is made of unreserved and reserved characters and %XX escapes, nothing else
+// (no control character, space, quote or non-ASCII letter).
+const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+
 // Why `uri` cannot be a redirect URI: https anywhere, http only to loopback (RFC 8252 §7.3), or a
-// private-use scheme of a native app (e.g. cursor://…); never a fragment or a script scheme.
+// private-use scheme of a native app (e.g. cursor://…); never a fragment or a script scheme, and
+// only the characters RFC 3986 allows.
 export function redirectUriProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || uri.length > MAX_URI_CHARS) return `a redirect URI must be a string of at most ${MAX_URI_CHARS} characters`;
+  if (!URI_CHARACTERS.test(uri)) return `redirect URI ${shown(uri)} holds a character RFC 3986 does not allow in a URI (a control character, space, quote, non-ASCII letter or a % not followed by two hex digits); percent-encode it`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -67,8 +75,8 @@ function metadataFields(doc: Record<string, unknown>, fallbackName: string): { c
     if (problem) throw new ClientError('invalid_redirect_uri', problem);
   }
   const name = doc.client_name;
-  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_CLIENT_NAME_CHARS)) {
-    throw new ClientError('invalid_client_metadata', `client_name must be a string of at most ${MAX_CLIENT_NAME_CHARS} characters`);
+  if (name !== undefined && (typeof name !== 'string' || name.length > MAX_CLIENT_NAME_CHARS || CONTROL_CHARACTERS.test(name))) {
+    throw new ClientError('invalid_client_metadata', `client_name must be a string of at most ${MAX_CLIENT_NAME_CHARS} characters, without control characters`);
   }
   return { clientName: typeof name === 'string' && name.trim() !== '' ? name.trim() : fallbackName, redirectUris: uris as string[] };
 }

@@ -174,4 +174,4 @@ function error(id: RequestId, code: number, message: string, data?: unknown): Mo
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-const clipMethod = (method: string) => JSON.stringify(method.length > 80 ? `${method.slice(0, 80)}…` : method);
+const clipMethod = (method: string) => quote(method, 80);

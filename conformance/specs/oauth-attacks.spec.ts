@@ -1,0 +1,69 @@
+// Issue 22: zodexd --oauth under attack, from a scripted client that does what no well-behaved
+// one would: text that would drive the operator's terminal, tokens carried to another zodexd,
+// floods, decisions raced against each other, redirect and parameter variants. Each test is the
+// attack as it was found, and what must hold instead.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { expect, requirement, test } from '../harness/fixtures.js';
+import { authorizationParams, json, openAuthorization, pkce, register, stopOAuthServers, withOAuth, type OAuthServer } from '../harness/oauth.js';
+
+// Also after a test that timed out (its finally blocks never ran).
+test.afterEach(stopOAuthServers);
+
+// An OSC 52 clipboard write, a line erase and a carriage return, then a forged line.
+const FORGED = 'x:a\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude": grant zg_FAKE';
+// What must never reach the operator's terminal: any control character but the line ends, DEL,
+// C1 controls, bidirectional overrides.
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+const registration = (srv: OAuthServer, body: unknown) => srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+// A loopback http server answering every GET with what `answer` writes (metadata documents).
+async function documentHost(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ url: (name: string) => string; close(): void }> {
+  const host = http.createServer(answer);
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const port = (host.address() as AddressInfo).port;
+  return { url: (name) => `http://127.0.0.1:${port}/${name}`, close: () => {
+      host.closeAllConnections();
+      host.close();
+    },
+  };
+}
+
+requirement('oauth.client-text-escaped', async () => {
+  const docs = await documentHost((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ client_id: `http://127.0.0.1:${(req.socket.address() as AddressInfo).port}${req.url}`, client_name: 'Doc', redirect_uris: [FORGED] }));
+  });
+  try {
+    await withOAuth([], async (srv) => {
+      // Registration refuses what RFC 3986 does not allow in a URI, and control characters in a name.
+      const refused = await registration(srv, { client_name: 'x', redirect_uris: [FORGED] });
+      expect(refused.status).toBe(400);
+      expect(json(refused).error).toBe('invalid_redirect_uri');
+      const named = await registration(srv, { client_name: 'Claude\u001b[2K\r', redirect_uris: ['x:cb'] });
+      expect(json(named).error).toBe('invalid_client_metadata');
+      // So does a metadata document: an error page, no pairing code.
+      const doc = await openAuthorization(srv, authorizationParams(docs.url('client.json'), pkce().challenge, { redirect_uri: FORGED }));
+      expect(doc.response.status).toBe(400);
+      // A client registered before this rule (its row written straight into the state database)
+      // is still named on stderr only escaped and quoted.
+      const clientId = await register(srv, ['x:cb'], 'plain');
+      const db = new Database(path.join(srv.stateDir, 'zodex.db'));
+      db.prepare('UPDATE oauth_clients SET client_name = ?, redirect_uris = ? WHERE client_id = ?').run('Cl\u009b2Kaude\u202e', JSON.stringify([FORGED]), clientId);
+      db.close();
+      const old = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: FORGED }));
+      expect(old.response.status).toBe(200);
+      await srv.pairingCode(0);
+      const stderr = srv.server.stderr();
+      expect(stderr).toContain('oauth: "Cl\\u009b2Kaude\\u202e" (redirect to "x:a\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\": g"… and 12 more characters) asks for access');
+      expect(stderr).not.toMatch(RAW_CONTROL);
+      expect(stderr).not.toMatch(/^zodexd: oauth: the operator approved/m);
+    });
+  } finally {
+    docs.close();
+  }
+});
