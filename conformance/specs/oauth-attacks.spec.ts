@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, json, openAuthorization, pkce, register, stopOAuthServers, withOAuth, type OAuthServer } from '../harness/oauth.js';
+import { authorizationParams, grantTokens, json, openAuthorization, pkce, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
+import { opening } from '../harness/oauth-era.js';
 
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(stopOAuthServers);
@@ -66,4 +67,25 @@ requirement('oauth.client-text-escaped', async () => {
   } finally {
     docs.close();
   }
+});
+
+requirement('oauth.audience-not-host', async ({ protocol }) => {
+  await withOAuth([], async (first) => {
+    const { clientId, accessToken, refreshToken } = await grantTokens(first, 0);
+    const asFirst = { host: new URL(first.base).host, authorization: `Bearer ${accessToken}` };
+    await withOAuth([], async (second) => {
+      // The other zodexd of the same state dir, told it is the first one: refused all the same.
+      const refused = await second.request('/mcp', opening(protocol, asFirst));
+      expect(refused.status).toBe(401);
+      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+      expect(refused.headers['www-authenticate']).toContain('issued by another zodexd');
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ran', workdir: '/' } } };
+      expect((await second.request('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...asFirst }, body: JSON.stringify(call) })).status).toBe(401);
+      const refresh = await second.request('/oauth/token', { method: 'POST', headers: { host: asFirst.host, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString() });
+      expect(json(refresh)).toMatchObject({ error: 'invalid_grant' });
+    }, { stateDir: first.stateDir });
+    // The first zodexd still takes its own tokens, the refresh token included (it was not used up).
+    expect((await first.request('/mcp', opening(protocol, { authorization: `Bearer ${accessToken}` }))).status).toBe(200);
+    expect((await tokenRequest(first, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })).status).toBe(200);
+  });
 });

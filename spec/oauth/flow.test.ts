@@ -33,6 +33,7 @@ function setup(): { context: OAuthContext & { clock: { now: number }; printed: s
     clients: { store, allowLoopbackDocuments: false, fetch, now },
     now,
     log: (line: string) => printed.push(line),
+    audience: 'tcp:127.0.0.1:7391' as string | undefined,
     accessTokenTtlMs: 60_000,
     pending: new Map(),
     codes: new Map(),
@@ -110,6 +111,29 @@ describe('token requests', () => {
     const code = await approved(context, clientId);
     const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), endpoints('http://localhost:7391'), context);
     expect(answer.body.error).toBe('invalid_target');
+  });
+});
+
+describe('the audience: the zodexd that issued a grant, never a Host header', () => {
+  const exchange = (context: ReturnType<typeof setup>['context'], clientId: string, code: string) =>
+    tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+  it('binds each grant to the listener of the zodexd that approved it', async () => {
+    const { context, clientId } = setup();
+    const tokens = exchange(context, clientId, await approved(context, clientId));
+    expect(context.store.token(hashSecret(tokens.access_token as string))?.grant.audience).toBe('tcp:127.0.0.1:7391');
+    // Another zodexd on the same state dir, asked with this one's Host (so at.resource matches).
+    context.audience = 'tcp:127.0.0.1:7392';
+    const refresh = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).body;
+    expect(refresh).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('another zodexd') });
+    context.audience = 'tcp:127.0.0.1:7391';
+    expect(tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).status).toBe(200);
+  });
+  it('refuses the refresh token of a grant made before audiences existed', async () => {
+    const { context, clientId } = setup();
+    const tokens = exchange(context, clientId, await approved(context, clientId));
+    context.store.db.prepare('UPDATE oauth_grants SET audience = NULL').run();
+    const refresh = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).body;
+    expect(refresh).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('issued before') });
   });
 });
 

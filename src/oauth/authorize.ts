@@ -112,7 +112,8 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
   const now = context.now();
   const id = grantId();
   const { client } = request;
-  context.store.createGrant({ id, clientId: client.clientId, clientName: client.clientName, redirectUri: request.redirectUri, resource: request.resource, scope: request.scope, createdAt: now });
+  const audience = context.audience!; // a request reached this server, so it listens
+  context.store.createGrant({ id, clientId: client.clientId, clientName: client.clientName, redirectUri: request.redirectUri, resource: request.resource, audience, scope: request.scope, createdAt: now });
   const code = secret('zac_');
   context.codes.set(hashSecret(code), {
     grantId: id,

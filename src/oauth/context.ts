@@ -41,6 +41,9 @@ export interface IssuedCode {
 
 export interface OAuthContext {
   store: OAuthStore;
+  // Who this zodexd is, as the audience of the tokens it issues: its listener ('tcp:HOST:PORT',
+  // 'unix:PATH'), known once it listens (until then nothing is issued or accepted).
+  audience: string | undefined;
   clients: ClientLookup;
   now: () => number;
   log: (message: string) => void;

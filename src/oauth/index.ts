@@ -44,6 +44,8 @@ export interface OAuthOptions {
 }
 
 export interface OAuth {
+  // The listener this zodexd bound ('tcp:HOST:PORT' or 'unix:PATH'): the audience of its tokens.
+  listening(audience: string): void;
   handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
   authenticate(req: http.IncomingMessage): BearerVerdict;
   close(): void;
@@ -69,11 +71,12 @@ export function createOAuth(options: OAuthOptions): OAuth {
     clients: { store: options.store, allowLoopbackDocuments: options.allowLoopbackClientDocuments, fetch: options.fetch ?? fetch, now },
     now,
     log: options.log,
+    audience: undefined,
     accessTokenTtlMs: options.accessTokenTtlMs,
     pending: new Map(),
     codes: new Map(),
   };
-  const bearer = new BearerCheck(options.store, options.staticToken, now, options.log);
+  const bearer = new BearerCheck(options.store, options.staticToken, now, options.log, () => context.audience);
   const pruner = setInterval(() => {
     try {
       options.store.prune(now());
@@ -140,6 +143,9 @@ export function createOAuth(options: OAuthOptions): OAuth {
   };
 
   return {
+    listening(audience) {
+      context.audience = audience;
+    },
     async handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://zodex.invalid');
       const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;

@@ -5,7 +5,7 @@
 
 import { REFRESH_TOKEN_TTL_MS, sweep, type OAuthContext } from './context.js';
 import { hashSecret, PKCE_VALUE, s256, secret } from './secrets.js';
-import type { Endpoints } from './urls.js';
+import { audienceProblem, type Endpoints } from './urls.js';
 
 export interface TokenAnswer {
   status: number;
@@ -68,6 +68,8 @@ function refresh(form: URLSearchParams, at: Endpoints, context: OAuthContext): T
   const resource = form.get('resource');
   if (resource !== null && resource !== row.grant.resource) return refuse('invalid_target', `resource must be ${row.grant.resource}`);
   if (row.grant.resource !== at.resource) return refuse('invalid_target', `the grant is for ${row.grant.resource}, not ${at.resource}`);
+  const other = audienceProblem(row.grant.audience, context.audience);
+  if (other) return refuse('invalid_grant', `the refresh token ${other}; authorize again`);
   if (row.rotatedAt !== null || !context.store.rotateRefreshToken(hash, now)) {
     context.store.revokeGrant(row.grantId, 'refresh token reused', now);
     context.log(`oauth: a used refresh token of grant ${row.grantId} was presented again; the grant is revoked`);

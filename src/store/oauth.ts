@@ -22,6 +22,7 @@ export interface OAuthGrant {
   clientName: string;
   redirectUri: string;
   resource: string;
+  audience: string | null; // the listener of the zodexd that issued it (null: made before audiences)
   scope: string;
   createdAt: number;
   usedAt: number | null;
@@ -47,6 +48,7 @@ function grantOf(row: Row): OAuthGrant {
     clientName: String(row.client_name),
     redirectUri: String(row.redirect_uri),
     resource: String(row.resource),
+    audience: row.audience === null || row.audience === undefined ? null : String(row.audience),
     scope: String(row.scope),
     createdAt: Number(row.created_at),
     usedAt: n(row.used_at),
@@ -94,10 +96,10 @@ export class OAuthStore {
     return Number((this.db.prepare('SELECT count(*) AS n FROM oauth_clients WHERE kind = ?').get(kind) as Row).n);
   }
 
-  createGrant(grant: Omit<OAuthGrant, 'usedAt' | 'revokedAt' | 'revokedWhy'>): void {
+  createGrant(grant: Omit<OAuthGrant, 'usedAt' | 'revokedAt' | 'revokedWhy' | 'audience'> & { audience: string }): void {
     this.db
-      .prepare('INSERT INTO oauth_grants (id, client_id, client_name, redirect_uri, resource, scope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(grant.id, grant.clientId, grant.clientName, grant.redirectUri, grant.resource, grant.scope, grant.createdAt);
+      .prepare('INSERT INTO oauth_grants (id, client_id, client_name, redirect_uri, resource, audience, scope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(grant.id, grant.clientId, grant.clientName, grant.redirectUri, grant.resource, grant.audience, grant.scope, grant.createdAt);
   }
 
   grant(id: string): OAuthGrant | undefined {

@@ -210,6 +210,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   server.keepAliveTimeout = 5_000;
 
   const address = await listenOn(server, options.listen);
+  oauth?.listening(address.socketPath ? `unix:${address.socketPath}` : `tcp:${address.host}:${address.port}`);
   if (!policy.loopbackBind) {
     log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
     if (!policy.token && !oauth) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
