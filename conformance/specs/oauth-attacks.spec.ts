@@ -3,13 +3,15 @@
 // floods, decisions raced against each other, redirect and parameter variants. Each test is the
 // attack as it was found, and what must hold instead.
 
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, grantTokens, json, openAuthorization, pkce, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
-import { opening } from '../harness/oauth-era.js';
+import { authorizationParams, grantTokens, json, oauthCli, openAuthorization, pkce, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
+import { opening, toolCaller } from '../harness/oauth-era.js';
+import { alive } from '../harness/process.js';
 
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(stopOAuthServers);
@@ -87,5 +89,31 @@ requirement('oauth.audience-not-host', async ({ protocol }) => {
     // The first zodexd still takes its own tokens, the refresh token included (it was not used up).
     expect((await first.request('/mcp', opening(protocol, { authorization: `Bearer ${accessToken}` }))).status).toBe(200);
     expect((await tokenRequest(first, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })).status).toBe(200);
+  });
+});
+
+requirement('oauth.revoke-kills', async ({ protocol }) => {
+  await withOAuth([], async (srv) => {
+    const { accessToken } = await grantTokens(srv, 0);
+    const call = await toolCaller(srv, protocol, accessToken);
+    const pidFile = (name: string) => path.join(srv.stateDir, `${name}.pid`);
+    const pidOf = async (name: string) => {
+      await expect.poll(() => fs.existsSync(pidFile(name)) && fs.readFileSync(pidFile(name), 'utf8').trim() !== '').toBe(true);
+      return Number(fs.readFileSync(pidFile(name), 'utf8'));
+    };
+    // One command whose handle was handed out, and one whose call is still waiting at the revocation.
+    const started = await call('exec_command', { cmd: `echo $$ > ${pidFile('handed')}; exec sleep 300`, workdir: srv.stateDir, yield_time_ms: 300 });
+    expect(started.reply?.result?.structuredContent).toMatchObject({ status: 'running' });
+    const waiting = call('exec_command', { cmd: `echo $$ > ${pidFile('waiting')}; exec sleep 300`, workdir: srv.stateDir, yield_time_ms: 25_000 }).catch((error: Error) => error);
+    const pids = [await pidOf('handed'), await pidOf('waiting')];
+    expect(pids.every(alive)).toBe(true);
+    const [grant] = JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout) as { id: string }[];
+    const revokedAt = Date.now();
+    await oauthCli(srv, 'revoke', grant!.id);
+    // Cut off at once: the commands die within a few seconds, and the waiting call ends with them.
+    await expect.poll(() => pids.filter(alive), { timeout: 5_000 }).toEqual([]);
+    await waiting;
+    expect(Date.now() - revokedAt).toBeLessThan(10_000);
+    expect(srv.server.stderr()).toMatch(new RegExp(`oauth: grant ${grant!.id} was revoked: ${protocol === 'legacy' ? 1 : 0} session\\(s\\) ended, 2 command\\(s\\) killed`));
   });
 });

@@ -18,7 +18,7 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
 
-function setup(): { context: OAuthContext & { clock: { now: number }; printed: string[] }; clientId: string } {
+function setup(): { context: OAuthContext & { clock: { now: number }; printed: string[]; ended: string[] }; clientId: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-oauth-flow-'));
   const store = OAuthStore.open(path.join(dir, 'state'));
   cleanups.push(() => {
@@ -27,6 +27,7 @@ function setup(): { context: OAuthContext & { clock: { now: number }; printed: s
   });
   const clock = { now: 1_000_000 };
   const printed: string[] = [];
+  const ended: string[] = [];
   const now = () => clock.now;
   const context = {
     store,
@@ -37,8 +38,10 @@ function setup(): { context: OAuthContext & { clock: { now: number }; printed: s
     accessTokenTtlMs: 60_000,
     pending: new Map(),
     codes: new Map(),
+    revoked: (grantId: string) => ended.push(grantId),
     clock,
     printed,
+    ended,
   };
   const clientId = registerClient(store, { client_name: 'spec', redirect_uris: [REDIRECT] }, clock.now).client_id as string;
   return { context, clientId };
@@ -134,6 +137,38 @@ describe('the audience: the zodexd that issued a grant, never a Host header', ()
     context.store.db.prepare('UPDATE oauth_grants SET audience = NULL').run();
     const refresh = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).body;
     expect(refresh).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('issued before') });
+  });
+});
+
+describe('revocation by this server', () => {
+  it('a replayed code or refresh token revokes its grant and says so, so that its sessions end', async () => {
+    const { context, clientId } = setup();
+    const form = (code: string) => new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT });
+    const code = await approved(context, clientId);
+    const tokens = tokenRequest(form(code), at, context).body;
+    const grant = context.store.token(hashSecret(tokens.access_token as string))!.grantId;
+    expect(tokenRequest(form(code), at, context).body.error).toBe('invalid_grant');
+    expect(context.ended).toEqual([grant]);
+    const again = tokenRequest(form(await approved(context, clientId)), at, context).body;
+    const second = context.store.token(hashSecret(again.access_token as string))!.grantId;
+    const refresh = () => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: again.refresh_token as string, client_id: clientId }), at, context);
+    expect(refresh().status).toBe(200);
+    context.clock.now += 60_000;
+    expect(refresh().body.error).toBe('invalid_grant');
+    expect(context.ended).toEqual([grant, second]);
+  });
+  it('the store says which grants in use were revoked, and whether another connection wrote', () => {
+    const { context } = setup();
+    const other = OAuthStore.open(path.dirname(context.store.db.name));
+    cleanups.push(() => other.close());
+    context.store.createGrant({ id: 'zg_a', clientId: 'c', clientName: 'n', redirectUri: REDIRECT, resource: at.resource, audience: 'tcp:x', scope: 'zodex', createdAt: 0 });
+    expect(context.store.changedElsewhere()).toBe(true); // the first call has nothing to compare with
+    expect(context.store.changedElsewhere()).toBe(false);
+    context.store.touchGrant('zg_a', 1); // its own writes are no news
+    expect(context.store.changedElsewhere()).toBe(false);
+    other.revokeGrant('zg_a', 'spec', 2);
+    expect(context.store.changedElsewhere()).toBe(true);
+    expect(context.store.revokedAmong(['zg_a', 'zg_b'])).toEqual(['zg_a']);
   });
 });
 

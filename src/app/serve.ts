@@ -40,6 +40,12 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
+    // Revoking a grant cuts its client off: its sessions, its calls in flight, its commands.
+    oauth?.onRevoked((grantId) => {
+      const sessions = serving.endPrincipal(grantId);
+      const commands = modern.endPrincipal(grantId);
+      log(`oauth: grant ${grantId} was revoked: ${sessions} session(s) ended, ${commands} command(s) killed`);
+    });
     onStopSignals(HTTP_STOP_SIGNALS, once((signal) => stopHttp(serving, runtime, signal, config.drainMs)));
     return;
   }

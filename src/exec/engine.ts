@@ -200,6 +200,19 @@ export class ExecEngine {
     }
   }
 
+  // Kills every running session started under `principal` (an OAuth grant that was revoked), in
+  // whichever conversation or agent; returns how many.
+  closePrincipal(principal: string): number {
+    let killed = 0;
+    for (const session of this.list()) {
+      if (session.principal !== principal) continue;
+      if (!session.hasEnded) killed++;
+      session.kill('killed');
+      void session.waitForEnd().then(() => this.retire(session));
+    }
+    return killed;
+  }
+
   // Kills everything: every command gets `graceMs` for zodex-spawn to report, then whatever is
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {

@@ -50,6 +50,7 @@ export interface OAuthContext {
   accessTokenTtlMs: number;
   pending: Map<string, PendingRequest>;
   codes: Map<string, IssuedCode>; // by the code's hash
+  revoked(grantId: string): void; // this server revoked a grant (a replay): end what it runs now
 }
 
 // Forgets what expired; called before each authorization and token request.

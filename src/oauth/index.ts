@@ -2,7 +2,9 @@
 // with --oauth). handle() answers the OAuth paths: RFC 9728 resource metadata (root and /mcp
 // forms), RFC 8414 server metadata, authorize + the operator's decision, token, RFC 7591
 // register; authenticate() checks an MCP request's bearer token. Transport calls both, after its
-// Host/Origin rules and before its 404.
+// Host/Origin rules and before its 404. A grant this server accepted that gets revoked (here, by
+// `zodex oauth revoke` or a Liveboard: the watcher reads the state database) is told to
+// onRevoked's listeners, which end its sessions and kill its commands.
 
 import type http from 'node:http';
 import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../net/browser.js';
@@ -31,6 +33,9 @@ export function issuePairingCode(store: OAuthStore, now: number): string {
 const MAX_BODY_BYTES = 64 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
+// How often the grants in use are checked for a revocation made elsewhere (a cheap read unless
+// the database changed): a revoked client's commands end within about this long.
+export const REVOCATION_CHECK_MS = 1_000;
 
 export interface OAuthOptions {
   store: OAuthStore; // owned from now on: close() closes it
@@ -48,6 +53,8 @@ export interface OAuth {
   listening(audience: string): void;
   handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
   authenticate(req: http.IncomingMessage): BearerVerdict;
+  // Called with each grant whose tokens this server accepted, once it is revoked.
+  onRevoked(listener: (grantId: string) => void): void;
   close(): void;
 }
 
@@ -66,6 +73,12 @@ function sendHtml(res: http.ServerResponse, status: number, render: (nonce: stri
 
 export function createOAuth(options: OAuthOptions): OAuth {
   const now = options.now ?? Date.now;
+  const inUse = new Set<string>(); // grants whose access tokens this server accepted
+  const listeners = new Set<(grantId: string) => void>();
+  const ended = (grantId: string) => {
+    if (!inUse.delete(grantId)) return;
+    for (const listener of listeners) listener(grantId);
+  };
   const context: OAuthContext = {
     store: options.store,
     clients: { store: options.store, allowLoopbackDocuments: options.allowLoopbackClientDocuments, fetch: options.fetch ?? fetch, now },
@@ -75,6 +88,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
     accessTokenTtlMs: options.accessTokenTtlMs,
     pending: new Map(),
     codes: new Map(),
+    revoked: ended,
   };
   const bearer = new BearerCheck(options.store, options.staticToken, now, options.log, () => context.audience);
   const pruner = setInterval(() => {
@@ -85,6 +99,19 @@ export function createOAuth(options: OAuthOptions): OAuth {
     }
   }, PRUNE_EVERY_MS);
   pruner.unref();
+  let watchFailed = false;
+  const watcher = setInterval(() => {
+    if (inUse.size === 0) return;
+    try {
+      if (options.store.changedElsewhere()) for (const grantId of options.store.revokedAmong(inUse)) ended(grantId);
+      watchFailed = false;
+    } catch (error) {
+      // Tokens are refused meanwhile (the bearer check fails closed); said once per failure spell.
+      if (!watchFailed) options.log(`oauth: cannot check the grants for revocations: ${(error as Error).message}`);
+      watchFailed = true;
+    }
+  }, REVOCATION_CHECK_MS);
+  watcher.unref();
   const at = (req: http.IncomingMessage): Endpoints | undefined => {
     const base = baseOf(req.headers.host, options.publicOrigin);
     return base === undefined ? undefined : endpoints(base);
@@ -165,10 +192,16 @@ export function createOAuth(options: OAuthOptions): OAuth {
     authenticate(req) {
       const where = at(req);
       if (!where) return { ok: false, status: 400, body: 'Bad Request: no usable Host header\n', headers: {} };
-      return bearer.check(req.headers.authorization, where);
+      const verdict = bearer.check(req.headers.authorization, where);
+      if (verdict.ok && verdict.grantId !== undefined) inUse.add(verdict.grantId);
+      return verdict;
+    },
+    onRevoked(listener) {
+      listeners.add(listener);
     },
     close() {
       clearInterval(pruner);
+      clearInterval(watcher);
       context.pending.clear();
       context.codes.clear();
       options.store.close();

@@ -39,6 +39,7 @@ function exchangeCode(form: URLSearchParams, at: Endpoints, context: OAuthContex
   if (issued.used) {
     context.store.revokeGrant(issued.grantId, 'authorization code replayed', context.now());
     context.log(`oauth: an authorization code of grant ${issued.grantId} was presented twice; the grant is revoked`);
+    context.revoked(issued.grantId);
     return refuse('invalid_grant', 'the authorization code was already used; its grant is revoked, authorize again');
   }
   issued.used = true;
@@ -73,6 +74,7 @@ function refresh(form: URLSearchParams, at: Endpoints, context: OAuthContext): T
   if (row.rotatedAt !== null || !context.store.rotateRefreshToken(hash, now)) {
     context.store.revokeGrant(row.grantId, 'refresh token reused', now);
     context.log(`oauth: a used refresh token of grant ${row.grantId} was presented again; the grant is revoked`);
+    context.revoked(row.grantId);
     return refuse('invalid_grant', 'the refresh token was already used; its grant is revoked, authorize again');
   }
   return issue(row.grantId, row.grant.scope, context);

@@ -58,6 +58,8 @@ function grantOf(row: Row): OAuthGrant {
 }
 
 export class OAuthStore {
+  private dataVersion: number | undefined;
+
   constructor(readonly db: Database) {}
 
   static open(stateDir: string, options: { mustExist?: boolean } = {}): OAuthStore {
@@ -121,6 +123,21 @@ export class OAuthStore {
         return changed === 1;
       })
       .immediate();
+  }
+
+  // Which of `ids` are revoked (by this process, `zodex oauth revoke` or a Liveboard).
+  revokedAmong(ids: Iterable<string>): string[] {
+    const rows = this.db.prepare('SELECT id FROM oauth_grants WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...ids])) as Row[];
+    return rows.map((row) => String(row.id));
+  }
+
+  // Whether another connection (another process, the Liveboard's) committed since the last call:
+  // SQLite's data_version, one cheap read, so a watcher queries only after a change.
+  changedElsewhere(): boolean {
+    const version = Number(this.db.pragma('data_version', { simple: true }));
+    const changed = version !== this.dataVersion;
+    this.dataVersion = version;
+    return changed;
   }
 
   touchGrant(id: string, at: number): void {

@@ -63,6 +63,9 @@ export interface HttpServing extends Serving {
   url: string; // http://HOST:PORT/mcp (http://localhost/mcp over a Unix socket)
   // From now on newcomers get 503; resolves once no call is in flight, or after ms.
   drain(reason: string, ms: number): Promise<void>;
+  // Closes every session `principal` opened (a revoked grant): their calls in flight are
+  // cancelled and their commands killed. Returns how many sessions were open.
+  endPrincipal(principal: string): number;
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
@@ -243,6 +246,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         server.closeIdleConnections();
       }
       return settled(ms);
+    },
+    endPrincipal(principal) {
+      const ending = conversations.values().filter((conversation) => conversation.principal === principal);
+      for (const conversation of ending) void conversation.close();
+      return ending.length;
     },
     close() {
       closing ??= (async () => {

@@ -86,6 +86,11 @@ export class AgentTable {
     entry.lastUsed = now;
   }
 
+  // Forgets every agent of `principal` (a revoked grant), its commands killed.
+  dropPrincipal(principal: string): void {
+    for (const [key, entry] of this.table) if (entry.conversation.principal === principal) this.drop(key);
+  }
+
   // Forgets agents unused for longer than idleMs that have no command running.
   sweep(idleMs: number, now = Date.now()): void {
     for (const [key, entry] of this.table) {

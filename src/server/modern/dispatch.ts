@@ -50,6 +50,7 @@ export class ModernServer {
   readonly leases = new HandleLeases();
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
+  private readonly calls = new Map<string, Set<AbortController>>(); // tools/call in flight, by principal
   private readonly clients: Set<string>;
   private readonly sweeper: NodeJS.Timeout;
   // Definitions depend on the flags only: built once, on a conversation that never calls.
@@ -102,6 +103,15 @@ export class ModernServer {
     }
   }
 
+  // A revoked grant: its calls in flight are cancelled (an exec_command still in its first wait
+  // kills what it started), its agents forgotten, and every command it started is killed, in
+  // either era. Returns how many commands were running.
+  endPrincipal(principal: string): number {
+    for (const call of this.calls.get(principal) ?? []) call.abort();
+    this.agents.dropPrincipal(principal);
+    return this.runtime.engine.closePrincipal(principal);
+  }
+
   // Ends every open subscriptions/listen with its completion result (shutdown).
   endSubscriptions(): void {
     for (const end of [...this.listeners]) end();
@@ -128,11 +138,18 @@ export class ModernServer {
     if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
     const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
     if (params.name === 'write_stdin' && named) this.leases.begin(named);
+    // Cancelled by the client (io.signal), or by the revocation of its grant (endPrincipal).
+    const cancel = new AbortController();
+    const forward = () => cancel.abort();
+    io.signal.addEventListener('abort', forward, { once: true });
+    if (io.signal.aborted) cancel.abort();
+    const inFlight = this.calls.get(principal) ?? new Set<AbortController>();
+    this.calls.set(principal, inFlight.add(cancel));
     try {
       let byName = this.tools.get(conversation);
       if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
-        signal: io.signal,
+        signal: cancel.signal,
         _meta: envelope.meta as CallExtra['_meta'],
         sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
       };
@@ -143,6 +160,9 @@ export class ModernServer {
     } finally {
       if (params.name === 'write_stdin' && named) this.leases.end(named, this.runtime.engine.peek(named)?.hasEnded === false);
       this.agents.release(key);
+      io.signal.removeEventListener('abort', forward);
+      inFlight.delete(cancel);
+      if (inFlight.size === 0) this.calls.delete(principal);
     }
   }
 
