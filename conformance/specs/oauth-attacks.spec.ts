@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, grantTokens, json, oauthCli, openAuthorization, pkce, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
+import { authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
 import { opening, toolCaller } from '../harness/oauth-era.js';
 import { alive } from '../harness/process.js';
 
@@ -116,4 +116,59 @@ requirement('oauth.revoke-kills', async ({ protocol }) => {
     expect(Date.now() - revokedAt).toBeLessThan(10_000);
     expect(srv.server.stderr()).toMatch(new RegExp(`oauth: grant ${grant!.id} was revoked: ${protocol === 'legacy' ? 1 : 0} session\\(s\\) ended, 2 command\\(s\\) killed`));
   });
+});
+
+requirement('oauth.metadata-document-bounded', async () => {
+  const HUGE = 128 * 1024 * 1024;
+  const sent: Record<string, { bytes: number; closed: Promise<void> }> = {};
+  const docs = await documentHost((req, res) => {
+    const name = req.url!.slice(1);
+    const self = `http://127.0.0.1:${(req.socket.address() as AddressInfo).port}${req.url}`;
+    if (name === 'client.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ client_id: self, client_name: 'Bounded', redirect_uris: [REDIRECT] }));
+    }
+    // 128 MiB of JSON-ish padding, declared up front or chunked, written as fast as it is read.
+    const record = { bytes: 0, closed: new Promise<void>((resolve) => res.once('close', resolve)) };
+    sent[name] = record;
+    res.writeHead(200, { 'content-type': 'application/json', ...(name === 'declared.json' ? { 'content-length': String(HUGE) } : {}) });
+    const chunk = Buffer.alloc(64 * 1024, 32);
+    const pump = () => {
+      while (record.bytes < HUGE && !res.destroyed) {
+        record.bytes += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  try {
+    await withOAuth([], async (srv) => {
+      for (const name of ['declared.json', 'chunked.json']) {
+        const opened = await openAuthorization(srv, authorizationParams(docs.url(name), pkce().challenge));
+        expect(opened.response.status).toBe(400);
+        expect(opened.response.body).toMatch(name === 'declared.json' ? /declares 134217728 bytes/ : /larger than 65536 bytes/);
+        await sent[name]!.closed;
+        // zodexd hung up long before the end: what it was sent is the socket buffers' worth, not 128 MiB.
+        expect(sent[name]!.bytes).toBeLessThan(16 * 1024 * 1024);
+      }
+      // A document's client is stored only with the grant the operator approves.
+      const clientId = docs.url('client.json');
+      const rows = () => {
+        const db = new Database(path.join(srv.stateDir, 'zodex.db'), { readonly: true });
+        try {
+          return (db.prepare("SELECT client_id FROM oauth_clients WHERE kind = 'metadata'").all() as { client_id: string }[]).map((row) => row.client_id);
+        } finally {
+          db.close();
+        }
+      };
+      const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+      expect(opened.response.status).toBe(200);
+      expect(rows()).toEqual([]);
+      expect(json(await decide(srv, opened, { approve: true, pairing_code: await srv.pairingCode(0) })).redirect).toContain('code=');
+      expect(rows()).toEqual([clientId]);
+    });
+  } finally {
+    docs.close();
+  }
 });

@@ -88,6 +88,41 @@ describe('client ID metadata documents', () => {
     expect(await refusedWith(resolveClient(url, lookup(store, {})))).toContain('HTTP 404');
     expect(await refusedWith(resolveClient(url, lookup(store, { [url]: 'x'.repeat(70_000) })))).toContain('larger than');
   });
+  it('are read as they stream and given up at 64 KiB: a declared length beyond it before any byte', async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const endless = (headers: Record<string, string>) =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (pulled >= 2 * 1024 * 1024) return controller.close(); // finite, so a reader that reads it all ends too
+            pulled += 16 * 1024;
+            controller.enqueue(new Uint8Array(16 * 1024).fill(32));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        }, { highWaterMark: 0 }),
+        { status: 200, headers },
+      );
+    const store = scratchStore();
+    const serving = (response: () => Response): ClientLookup => ({ store, allowLoopbackDocuments: false, fetch: (async () => response()) as typeof fetch, now: () => 1 });
+    expect(await refusedWith(resolveClient(url, serving(() => endless({ 'content-length': String(128 * 1024 * 1024) }))))).toContain('declares 134217728 bytes');
+    expect([pulled, cancelled]).toEqual([0, true]);
+    cancelled = false;
+    expect(await refusedWith(resolveClient(url, serving(() => endless({}))))).toContain('larger than 65536 bytes');
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThanOrEqual(64 * 1024 + 16 * 1024);
+  });
+  it('store nothing: a document\'s client is saved only beside the grant the operator approves', async () => {
+    const store = scratchStore();
+    await resolveClient(url, lookup(store, { [url]: { client_id: url, redirect_uris: ['https://app.example/cb'] } }));
+    expect(store.client(url)).toBeUndefined();
+    // Rows an older zodexd stored at each authorization request go like unapproved registrations.
+    store.saveClient({ clientId: url, kind: 'metadata', clientName: 'old', redirectUris: ['https://app.example/cb'], createdAt: 0 });
+    registerClient(store, { redirect_uris: ['https://app.example/cb'] }, 2 * 24 * 3_600_000);
+    expect(store.client(url)).toBeUndefined();
+  });
   it('are fetched only from https URLs with a path, never from IP addresses, loopback only when allowed', async () => {
     const store = scratchStore();
     const probe = lookup(store, {});

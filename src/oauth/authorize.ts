@@ -113,7 +113,12 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
   const id = grantId();
   const { client } = request;
   const audience = context.audience!; // a request reached this server, so it listens
-  context.store.createGrant({ id, clientId: client.clientId, clientName: client.clientName, redirectUri: request.redirectUri, resource: request.resource, audience, scope: request.scope, createdAt: now });
+  // The client is stored with its grant (a metadata document's for the first time; a registration
+  // that was evicted meanwhile again), never before the operator admitted it.
+  context.store.db.transaction(() => {
+    context.store.saveClient(client);
+    context.store.createGrant({ id, clientId: client.clientId, clientName: client.clientName, redirectUri: request.redirectUri, resource: request.resource, audience, scope: request.scope, createdAt: now });
+  })();
   const code = secret('zac_');
   context.codes.set(hashSecret(code), {
     grantId: id,

@@ -131,14 +131,39 @@ function documentUrl(clientId: string, allowLoopbackDocuments: boolean): URL | u
   return url;
 }
 
+// The body of a document, read as it streams and given up at METADATA_MAX_BYTES: a declared
+// Content-Length beyond it is refused before a byte is read, and a body that grows beyond it
+// (chunked, or decompressed) is cut there, so a 128 MiB answer costs at most 64 KiB.
+async function boundedText(response: Response): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > METADATA_MAX_BYTES) {
+    await response.body?.cancel();
+    throw new Error(`it declares ${declared} bytes, more than ${METADATA_MAX_BYTES}`);
+  }
+  const reader = response.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const read = await reader?.read();
+    if (!read || read.done) return Buffer.concat(chunks).toString('utf8');
+    size += read.value.byteLength;
+    if (size > METADATA_MAX_BYTES) {
+      await reader!.cancel();
+      throw new Error(`larger than ${METADATA_MAX_BYTES} bytes`);
+    }
+    chunks.push(read.value);
+  }
+}
+
 async function fetchDocument(url: URL, fetcher: typeof fetch): Promise<Record<string, unknown>> {
   let text: string;
   try {
     const response = await fetcher(url, { redirect: 'error', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(METADATA_FETCH_TIMEOUT_MS) });
-    if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-    const body = await response.arrayBuffer();
-    if (body.byteLength > METADATA_MAX_BYTES) throw new Error(`larger than ${METADATA_MAX_BYTES} bytes`);
-    text = Buffer.from(body).toString('utf8');
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new Error(`HTTP ${response.status}`);
+    }
+    text = await boundedText(response);
   } catch (error) {
     throw new ClientError('invalid_client', `the client metadata document ${url.href.slice(0, 200)} could not be fetched (${(error as Error).message.slice(0, 200)})`);
   }
@@ -158,7 +183,9 @@ export interface ClientLookup {
   now: () => number;
 }
 
-// The client a client_id names, or a ClientError saying why there is none.
+// The client a client_id names, or a ClientError saying why there is none. A metadata document's
+// client is not saved here: only the operator's approval stores it (beside its grant), so
+// naming documents stores nothing.
 export async function resolveClient(clientId: string, lookup: ClientLookup): Promise<OAuthClient> {
   const url = documentUrl(clientId, lookup.allowLoopbackDocuments);
   if (url === undefined) {
@@ -170,7 +197,5 @@ export async function resolveClient(clientId: string, lookup: ClientLookup): Pro
   if (doc.client_id !== clientId) {
     throw new ClientError('invalid_client', `the metadata document at ${shown(clientId)} names client_id ${shown(String(doc.client_id))}; it must be exactly its own URL`);
   }
-  const client: OAuthClient = { clientId, kind: 'metadata', ...metadataFields(doc, url.host), createdAt: lookup.now() };
-  lookup.store.saveClient(client);
-  return client;
+  return { clientId, kind: 'metadata', ...metadataFields(doc, url.host), createdAt: lookup.now() };
 }

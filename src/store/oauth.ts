@@ -87,11 +87,10 @@ export class OAuthStore {
     };
   }
 
-  // Registered clients that never got a grant and are older than `before` are forgotten.
+  // Clients that never got a grant and are older than `before` are forgotten (registrations, and
+  // metadata documents an older zodexd stored at each authorization request).
   pruneClients(before: number): number {
-    return this.db
-      .prepare(`DELETE FROM oauth_clients WHERE kind = 'registered' AND created_at < ? AND client_id NOT IN (SELECT client_id FROM oauth_grants)`)
-      .run(before).changes;
+    return this.db.prepare('DELETE FROM oauth_clients WHERE created_at < ? AND client_id NOT IN (SELECT client_id FROM oauth_grants)').run(before).changes;
   }
 
   countClients(kind: OAuthClientKind): number {
