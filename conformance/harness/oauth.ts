@@ -131,8 +131,8 @@ export interface Opened {
   requestId: string | undefined;
 }
 
-export async function openAuthorization(srv: OAuthServer, params: Record<string, string>): Promise<Opened> {
-  const response = await srv.request(`/oauth/authorize?${new URLSearchParams(params)}`);
+export async function openAuthorization(srv: OAuthServer, params: Record<string, string>, options: Parameters<OAuthServer['request']>[1] = {}): Promise<Opened> {
+  const response = await srv.request(`/oauth/authorize?${new URLSearchParams(params)}`, options);
   const meta = (name: string) => new RegExp(`<meta name="${name}" content="([^"]+)">`).exec(response.body)?.[1];
   return { response, csrf: meta('zodex-approval'), requestId: meta('zodex-request') };
 }

@@ -172,3 +172,43 @@ requirement('oauth.metadata-document-bounded', async () => {
     docs.close();
   }
 });
+
+requirement('oauth.flood-admits-newcomers', async () => {
+  await withOAuth([], async (srv) => {
+    const codes = () => [...srv.server.stderr().matchAll(/pairing code ([0-9A-Z]{5}-[0-9A-Z]{5})/g)].length;
+    const from = (localAddress: string) => ({ localAddress, headers: { host: new URL(srv.base).host } });
+    const registerFrom = async (localAddress: string) => {
+      const answer = await srv.request('/oauth/register', { ...from(localAddress), method: 'POST', headers: { ...from(localAddress).headers, 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      return { status: answer.status, clientId: json(answer).client_id as string };
+    };
+    const ask = (clientId: string, localAddress = '127.0.0.1', method = 'GET') =>
+      srv.request(`/oauth/authorize?${new URLSearchParams(authorizationParams(clientId, pkce().challenge))}`, { ...from(localAddress), method });
+    // A link preview's HEAD asks nothing: no request, no pairing code.
+    const flooder = await register(srv);
+    const head = await ask(flooder, '127.0.0.1', 'HEAD');
+    expect(head.status).toBe(200);
+    expect(codes()).toBe(0);
+    // 40 requests of one client, then one each of 20 more clients, all from one source (10 minutes each).
+    for (let i = 0; i < 40; i++) expect((await ask(flooder)).status).toBe(200);
+    for (let i = 0; i < 20; i++) expect((await ask((await registerFrom('127.0.0.1')).clientId)).status).toBe(200);
+    // 1,000 registrations from ten sources, 100 each.
+    for (let source = 10; source < 20; source++) {
+      const batch = await Promise.all(Array.from({ length: 100 }, () => registerFrom(`127.0.0.${source}`)));
+      expect(batch.every((answer) => answer.status === 201)).toBe(true);
+    }
+    // A real client from elsewhere registers, is shown the page and approved with its code.
+    const real = await registerFrom('127.0.0.2');
+    expect(real.status).toBe(201);
+    const opened = await openAuthorization(srv, authorizationParams(real.clientId, pkce().challenge), from('127.0.0.2'));
+    expect(opened.response.status).toBe(200);
+    const answer = await decide(srv, opened, { approve: true, pairing_code: await srv.pairingCode(codes() - 1) });
+    expect(json(answer).redirect).toContain('code=');
+    // The flooder's own first requests were pushed out, not the real one.
+    const db = new Database(path.join(srv.stateDir, 'zodex.db'), { readonly: true });
+    try {
+      expect(Number((db.prepare("SELECT count(*) AS n FROM oauth_clients WHERE kind = 'registered'").get() as { n: number }).n)).toBeLessThanOrEqual(1_000);
+    } finally {
+      db.close();
+    }
+  });
+});

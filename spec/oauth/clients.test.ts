@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientError, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
+import { ClientError, MAX_REGISTERED_CLIENTS, MAX_UNAPPROVED_PER_SOURCE, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
 import { OAuthStore } from '../../src/store/oauth.js';
 
 const stores: { store: OAuthStore; dir: string }[] = [];
@@ -73,6 +73,30 @@ describe('registration (RFC 7591)', () => {
     expect(() => registerClient(store, { redirect_uris: ['https://a.example/cb'], grant_types: ['client_credentials'] }, 1)).toThrow(/grant_types/);
     expect(() => registerClient(store, { redirect_uris: ['https://a.example/cb'], response_types: ['token'] }, 1)).toThrow(/response_types/);
     expect(() => registerClient(store, [], 1)).toThrow(/JSON object/);
+  });
+});
+
+describe('registration floods', () => {
+  it('never lock a newcomer out: they push out registrations never approved, their own source\'s first', () => {
+    const store = scratchStore();
+    const register = (source: string) => registerClient(store, { redirect_uris: ['https://a.example/cb'] }, 1_000, source).client_id as string;
+    const count = () => Number((store.db.prepare('SELECT count(*) AS n FROM oauth_clients').get() as { n: number }).n);
+    const flood = Array.from({ length: MAX_UNAPPROVED_PER_SOURCE }, () => register('flooder'));
+    const real = register('real');
+    const approved = register('flooder');
+    store.createGrant({ id: 'zg_1', clientId: approved, clientName: 'x', redirectUri: 'https://a.example/cb', resource: 'r', audience: 'a', scope: 'zodex', createdAt: 1 });
+    expect(store.client(flood[0]!)).toBeUndefined(); // the flooder's oldest made room for its newest
+    expect(store.client(real)).toBeDefined();
+    for (let i = 0; count() < MAX_REGISTERED_CLIENTS; i++) register(`source-${i}`);
+    const newcomer = register('newcomer');
+    expect(count()).toBe(MAX_REGISTERED_CLIENTS);
+    expect(store.client(newcomer)).toBeDefined();
+    expect(store.client(flood[1]!)).toBeUndefined(); // the oldest never approved, of any source
+    expect([store.client(real), store.client(approved)].every(Boolean)).toBe(true);
+    // Only when every registration was approved is a newcomer refused.
+    store.db.prepare(`INSERT INTO oauth_grants (id, client_id, client_name, redirect_uri, resource, scope, created_at) SELECT 'g' || client_id, client_id, 'x', 'r', 'r', 'zodex', 1 FROM oauth_clients`).run();
+    expect(() => register('late')).toThrow(/each was approved/);
+    expect(count()).toBe(MAX_REGISTERED_CLIENTS);
   });
 });
 

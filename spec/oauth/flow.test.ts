@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorize, decide } from '../../src/oauth/authorize.js';
 import { registerClient } from '../../src/oauth/clients.js';
-import { CODE_TTL_MS, MAX_PENDING, PENDING_TTL_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../src/oauth/context.js';
+import { CODE_TTL_MS, MAX_PENDING, MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_SOURCE, PENDING_TTL_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../src/oauth/context.js';
 import { hashSecret, normalizePairingCode, s256 } from '../../src/oauth/secrets.js';
 import { tokenRequest } from '../../src/oauth/token.js';
 import { endpoints } from '../../src/oauth/urls.js';
@@ -76,14 +76,39 @@ describe('lifetimes', () => {
     const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context);
     expect(answer.body).toMatchObject({ error: 'invalid_grant' });
   });
-  it('a pending request dies after PENDING_TTL_MS, and at most MAX_PENDING wait', async () => {
+  it('a pending request dies after PENDING_TTL_MS', async () => {
     const { context, clientId } = setup();
-    for (let i = 0; i < MAX_PENDING; i++) expect((await authorize(query(clientId), at, context)).kind).toBe('page');
-    const full = await authorize(query(clientId), at, context);
-    expect(full.kind === 'redirect' && new URL(full.location).searchParams.get('error')).toBe('temporarily_unavailable');
+    expect((await authorize(query(clientId), at, context)).kind).toBe('page');
     context.clock.now += PENDING_TTL_MS;
     expect((await authorize(query(clientId), at, context)).kind).toBe('page');
     expect(context.pending.size).toBe(1);
+  });
+  it('a newcomer is never refused: it pushes out the oldest request of its client, else of its source, else of anyone', async () => {
+    const { context, clientId } = setup();
+    const open = async (client: string, source: string) => {
+      const outcome = await authorize(query(client), at, context, source);
+      if (outcome.kind !== 'page') throw new Error(`expected the approval page, got ${outcome.kind}`);
+      return outcome.request.id;
+    };
+    const waiting = (ids: string[]) => ids.filter((id) => context.pending.has(id));
+    const own = [];
+    for (let i = 0; i <= MAX_PENDING_PER_CLIENT; i++) own.push(await open(clientId, 'flooder'));
+    expect(waiting(own)).toEqual(own.slice(1)); // one client's flood pushes out only its own
+    const others = [];
+    for (let i = 0; i < MAX_PENDING_PER_SOURCE; i++) {
+      const another = registerClient(context.store, { redirect_uris: [REDIRECT] }, context.clock.now, 'flooder').client_id as string;
+      others.push(await open(another, 'flooder'));
+    }
+    // The source holds MAX_PENDING_PER_SOURCE: its oldest went, another source's request stays.
+    expect(waiting([...own, ...others])).toHaveLength(MAX_PENDING_PER_SOURCE);
+    const real = await open(registerClient(context.store, { redirect_uris: [REDIRECT] }, context.clock.now, 'real').client_id as string, 'real');
+    for (let i = 0; i < MAX_PENDING; i++) {
+      const source = `many-${i}`;
+      await open(registerClient(context.store, { redirect_uris: [REDIRECT] }, context.clock.now, source).client_id as string, source);
+      expect(context.pending.size).toBeLessThanOrEqual(MAX_PENDING);
+      if (i < MAX_PENDING - MAX_PENDING_PER_SOURCE - 1) expect(context.pending.has(real)).toBe(true);
+    }
+    expect(context.pending.has(real)).toBe(false); // only MAX_PENDING newer requests push it out
   });
   it('a refresh token dies after REFRESH_TOKEN_TTL_MS; tokens are stored as hashes only', async () => {
     const { context, clientId } = setup();

@@ -8,6 +8,7 @@ const request: PendingRequest = {
   id: 'req1',
   csrf: 'csrf1',
   client: { clientId: `https://app.example/${evil}`, kind: 'metadata', clientName: evil, redirectUris: ['https://app.example/cb'], createdAt: 0 },
+  source: '127.0.0.1',
   redirectUri: 'https://app.example/cb',
   redirectGiven: true,
   codeChallenge: 'x'.repeat(43),

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { quote } from '../errors.js';
 import { sameSecret } from '../net/secret.js';
 import { ClientError, redirectMatches, resolveClient } from './clients.js';
-import { CODE_TTL_MS, MAX_PAIRING_ATTEMPTS, MAX_PENDING, PENDING_TTL_MS, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
+import { CODE_TTL_MS, makeRoom, MAX_PAIRING_ATTEMPTS, PENDING_TTL_MS, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
 import { grantId, hashSecret, newPairingCode, normalizePairingCode, PKCE_VALUE, secret } from './secrets.js';
 import { SCOPE, type Endpoints } from './urls.js';
 
@@ -30,7 +30,8 @@ function scopeProblem(scope: string | null): string | undefined {
   return unknown.length ? `scope ${quote(unknown.join(' '), 100)} is not offered; ask for "${SCOPE}"` : undefined;
 }
 
-export async function authorize(query: URLSearchParams, at: Endpoints, context: OAuthContext): Promise<AuthorizeOutcome> {
+// source: the peer address of the request ('unix' on a socket), for the bound on pending requests.
+export async function authorize(query: URLSearchParams, at: Endpoints, context: OAuthContext, source = 'unknown'): Promise<AuthorizeOutcome> {
   sweep(context);
   const clientId = query.get('client_id');
   if (!clientId) return { kind: 'error-page', status: 400, message: 'client_id is missing from the authorization request.' };
@@ -60,13 +61,14 @@ export async function authorize(query: URLSearchParams, at: Endpoints, context: 
   if (resource !== at.resource) return fail('invalid_target', `resource must be ${at.resource}, the MCP endpoint of this server`);
   const badScope = scopeProblem(query.get('scope'));
   if (badScope) return fail('invalid_scope', badScope);
-  if (context.pending.size >= MAX_PENDING) return fail('temporarily_unavailable', `${MAX_PENDING} authorization requests are already waiting for the operator`);
+  makeRoom(context, client.clientId, source);
 
   const pairingCode = newPairingCode();
   const request: PendingRequest = {
     id: randomBytes(18).toString('base64url'),
     csrf: randomBytes(32).toString('base64url'),
     client,
+    source,
     redirectUri,
     redirectGiven: given !== null,
     codeChallenge: challenge,

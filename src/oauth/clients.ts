@@ -13,6 +13,8 @@ export const MAX_REDIRECT_URIS = 10;
 export const MAX_URI_CHARS = 2_000;
 export const MAX_CLIENT_NAME_CHARS = 200;
 export const MAX_REGISTERED_CLIENTS = 1_000;
+// Registrations never approved that one source (peer address) may hold; beyond, its oldest goes.
+export const MAX_UNAPPROVED_PER_SOURCE = 100;
 export const METADATA_FETCH_TIMEOUT_MS = 5_000;
 export const METADATA_MAX_BYTES = 64 * 1024;
 const CONTROL_CHARACTERS = /\p{Cc}/u; // C0, DEL, C1: never part of a name shown to the operator
@@ -81,8 +83,10 @@ function metadataFields(doc: Record<string, unknown>, fallbackName: string): { c
   return { clientName: typeof name === 'string' && name.trim() !== '' ? name.trim() : fallbackName, redirectUris: uris as string[] };
 }
 
-// RFC 7591 §2-3: validates the request body and registers a public client (no secret).
-export function registerClient(store: OAuthStore, body: unknown, now: number): Record<string, unknown> {
+// RFC 7591 §2-3: validates the request body and registers a public client (no secret). A flood
+// never locks newcomers out: it only pushes out registrations that were never approved, its own
+// source's first (source: the peer address, 'unix' on a socket).
+export function registerClient(store: OAuthStore, body: unknown, now: number, source = 'unknown'): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ClientError('invalid_client_metadata', 'send the client metadata as a JSON object');
   const doc = body as Record<string, unknown>;
   const { clientName, redirectUris } = metadataFields(doc, 'unnamed client');
@@ -93,11 +97,10 @@ export function registerClient(store: OAuthStore, body: unknown, now: number): R
   const responseTypes = doc.response_types ?? ['code'];
   if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code')) throw new ClientError('invalid_client_metadata', 'response_types may only be ["code"]');
   store.pruneClients(now - 24 * 3_600_000);
-  if (store.countClients('registered') >= MAX_REGISTERED_CLIENTS) {
-    throw new ClientError('invalid_client_metadata', `${MAX_REGISTERED_CLIENTS} clients are registered already; revoke unused ones (zodex oauth clients, zodex oauth revoke)`);
-  }
   const client: OAuthClient = { clientId: clientIdFor(), kind: 'registered', clientName, redirectUris, createdAt: now };
-  store.saveClient(client);
+  if (!store.registerWithin(client, source, { perSource: MAX_UNAPPROVED_PER_SOURCE, total: MAX_REGISTERED_CLIENTS })) {
+    throw new ClientError('invalid_client_metadata', `${MAX_REGISTERED_CLIENTS} clients are registered and each was approved; revoke unused ones (zodex oauth clients, zodex oauth revoke)`);
+  }
   return {
     client_id: client.clientId,
     client_id_issued_at: Math.floor(now / 1000),

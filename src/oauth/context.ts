@@ -6,7 +6,12 @@ import type { OAuthClient, OAuthStore } from '../store/oauth.js';
 import type { ClientLookup } from './clients.js';
 
 export const PENDING_TTL_MS = 10 * 60_000; // the operator has ten minutes to approve
-export const MAX_PENDING = 32; // requests waiting at once; more are refused, not queued
+// Requests waiting at once, and of one client or one source (peer address) among them: a newcomer
+// is never refused, it pushes out the oldest waiting request (its client's, else its source's,
+// else anyone's), so a flood cannot lock a real client out for the ten minutes of a request.
+export const MAX_PENDING = 32;
+export const MAX_PENDING_PER_CLIENT = 4;
+export const MAX_PENDING_PER_SOURCE = 16;
 export const MAX_PAIRING_ATTEMPTS = 5; // wrong codes per request before it is refused
 export const CODE_TTL_MS = 60_000; // an authorization code must be exchanged within a minute
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
@@ -15,6 +20,7 @@ export interface PendingRequest {
   id: string;
   csrf: string;
   client: OAuthClient;
+  source: string; // the peer address it came from ('unix' on a socket)
   redirectUri: string;
   redirectGiven: boolean; // redirect_uri was in the request, so the token request must repeat it
   codeChallenge: string;
@@ -58,6 +64,17 @@ export function sweep(context: OAuthContext): void {
   const now = context.now();
   for (const [id, request] of context.pending) if (request.expiresAt <= now) context.pending.delete(id);
   for (const [hash, code] of context.codes) if (code.expiresAt <= now) context.codes.delete(hash);
+}
+
+// Makes room for one more pending request of `clientId` from `source` (see MAX_PENDING).
+export function makeRoom(context: OAuthContext, clientId: string, source: string): void {
+  const waiting = [...context.pending.values()]; // oldest first: a Map keeps insertion order
+  const oldest = (of: (request: PendingRequest) => boolean, cap: number) => {
+    const matching = waiting.filter(of);
+    return matching.length >= cap ? matching[0] : undefined;
+  };
+  const evicted = oldest((request) => request.client.clientId === clientId, MAX_PENDING_PER_CLIENT) ?? oldest((request) => request.source === source, MAX_PENDING_PER_SOURCE) ?? oldest(() => true, MAX_PENDING);
+  if (evicted) context.pending.delete(evicted.id);
 }
 
 // `uri` with OAuth response parameters added to its query (RFC 6749 §4.1.2).

@@ -63,6 +63,10 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
 
+// Where a request came from, for the per-source bounds: its peer address ('unix' on a socket,
+// where every peer is this user's; behind a tunnel every client is the tunnel's address).
+const sourceOf = (req: http.IncomingMessage) => req.socket.remoteAddress ?? 'unix';
+
 const sendJson = (res: http.ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) => sendJson(res, status, { error, error_description: description });
 
@@ -123,8 +127,11 @@ export function createOAuth(options: OAuthOptions): OAuth {
     [PATHS.serverMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, authorizationServerMetadata(where)) },
     [PATHS.authorize]: {
       method: 'GET',
-      run: async (_req, res, where, url) => {
-        const outcome = await authorize(url.searchParams, where, context);
+      run: async (req, res, where, url) => {
+        // A HEAD (a link preview, a crawler) asks nothing of anyone: no request, no pairing code,
+        // no metadata document fetched.
+        if (req.method === 'HEAD') return send(res, 200, 'text/html; charset=utf-8', '');
+        const outcome = await authorize(url.searchParams, where, context, sourceOf(req));
         if (outcome.kind === 'redirect') return send(res, 302, 'text/plain; charset=utf-8', 'Found\n', { Location: outcome.location });
         if (outcome.kind === 'error-page') return sendHtml(res, outcome.status, (nonce) => renderErrorPage(outcome.message, nonce));
         sendHtml(res, 200, (nonce) => renderApprovalPage(outcome.request, nonce));
@@ -160,7 +167,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
         const body = await readJson(req);
         if (!body.ok) return oauthError(res, body.status === 413 ? 413 : 400, 'invalid_client_metadata', body.message);
         try {
-          sendJson(res, 201, registerClient(options.store, body.value, now()));
+          sendJson(res, 201, registerClient(options.store, body.value, now(), sourceOf(req)));
         } catch (error) {
           if (!(error instanceof ClientError)) throw error;
           oauthError(res, 400, error.error, error.message);

@@ -93,8 +93,26 @@ export class OAuthStore {
     return this.db.prepare('DELETE FROM oauth_clients WHERE created_at < ? AND client_id NOT IN (SELECT client_id FROM oauth_grants)').run(before).changes;
   }
 
-  countClients(kind: OAuthClientKind): number {
-    return Number((this.db.prepare('SELECT count(*) AS n FROM oauth_clients WHERE kind = ?').get(kind) as Row).n);
+  // Registers a client from `source` in one IMMEDIATE transaction (every zodexd of the user shares
+  // the file): when `source` already has perSource registrations never approved, or all sources
+  // together `total` registrations, the oldest registration never approved (of that source, else
+  // of any) is forgotten to make room. False when every registration was approved (nothing to
+  // forget); then nothing is written.
+  registerWithin(client: OAuthClient, source: string, limits: { perSource: number; total: number }): boolean {
+    const unapproved = `kind = 'registered' AND client_id NOT IN (SELECT client_id FROM oauth_grants)`;
+    const count = (sql: string, ...args: unknown[]) => Number((this.db.prepare(sql).get(...args) as Row).n);
+    const forgetOldest = (where: string, ...args: unknown[]) =>
+      this.db.prepare(`DELETE FROM oauth_clients WHERE client_id = (SELECT client_id FROM oauth_clients WHERE ${where} ORDER BY created_at, rowid LIMIT 1)`).run(...args).changes === 1;
+    return this.db
+      .transaction(() => {
+        if (count(`SELECT count(*) AS n FROM oauth_clients WHERE ${unapproved} AND source = ?`, source) >= limits.perSource) forgetOldest(`${unapproved} AND source = ?`, source);
+        else if (count(`SELECT count(*) AS n FROM oauth_clients WHERE kind = 'registered'`) >= limits.total && !forgetOldest(unapproved)) return false;
+        this.db
+          .prepare('INSERT INTO oauth_clients (client_id, kind, client_name, redirect_uris, created_at, source) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(client.clientId, client.kind, client.clientName, JSON.stringify(client.redirectUris), client.createdAt, source);
+        return true;
+      })
+      .immediate();
   }
 
   createGrant(grant: Omit<OAuthGrant, 'usedAt' | 'revokedAt' | 'revokedWhy' | 'audience'> & { audience: string }): void {

@@ -128,7 +128,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    name: 'OAuth: the zodexd each grant is for',
+    name: 'OAuth: the zodexd each grant is for, where each registration came from',
     sql: OAUTH_AUDIENCE_SQL,
   },
 ];
