@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type OAuthServer } from '../harness/oauth.js';
+import { authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type Opened, type OAuthServer } from '../harness/oauth.js';
 import { opening, toolCaller } from '../harness/oauth-era.js';
 import { alive } from '../harness/process.js';
 
@@ -210,5 +210,49 @@ requirement('oauth.flood-admits-newcomers', async () => {
     } finally {
       db.close();
     }
+  });
+});
+
+// A decision whose headers are sent now and whose body (chunked) only when send() is called: the
+// server has looked the request up and is waiting for the body meanwhile.
+function heldDecision(srv: OAuthServer, opened: Opened): (body: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }> {
+  const target = new URL(`${srv.base}/oauth/authorize/decision?request=${opened.requestId}`);
+  let answered!: (value: { status: number; body: Record<string, unknown> }) => void;
+  const answer = new Promise<{ status: number; body: Record<string, unknown> }>((resolve) => (answered = resolve));
+  const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'POST', headers: { 'content-type': 'application/json', origin: srv.base, 'x-zodex-approval': opened.csrf ?? '' } }, (res) => {
+    let text = '';
+    res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    res.on('end', () => answered({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+  });
+  req.flushHeaders();
+  return (body) => {
+    req.end(JSON.stringify(body));
+    return answer;
+  };
+}
+
+requirement('oauth.decision-atomic', async () => {
+  await withOAuth([], async (srv) => {
+    const clientId = await register(srv);
+    // Six decisions in flight on one request: five wrong codes refuse it, so the sixth, with the
+    // right code, finds it gone.
+    const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    const code = await srv.pairingCode(0);
+    const held = Array.from({ length: 6 }, () => heldDecision(srv, opened));
+    // Time for each to be looked up (had it not been yet, it would find the request gone anyway).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const send of held.slice(0, 5)) expect((await send({ approve: true, pairing_code: 'AAAAA-AAAAA' })).status).toBe(403);
+    const late = await held[5]!({ approve: true, pairing_code: code });
+    expect(late.status).toBe(404);
+    expect(JSON.stringify(late.body)).not.toContain('code=');
+    // Two approvals in flight with the right code: one grant, one code.
+    const again = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
+    const right = await srv.pairingCode(1);
+    const twins = [heldDecision(srv, again), heldDecision(srv, again)];
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answers = await Promise.all(twins.map((send) => send({ approve: true, pairing_code: right })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 404]);
+    expect(answers.filter((answer) => String(answer.body.redirect ?? '').includes('code='))).toHaveLength(1);
+    expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toHaveLength(1);
   });
 });

@@ -140,12 +140,22 @@ export function createOAuth(options: OAuthOptions): OAuth {
     [PATHS.decision]: {
       method: 'POST',
       run: async (req, res, where, url) => {
-        const request = context.pending.get(url.searchParams.get('request') ?? '');
-        if (!request || request.expiresAt <= now()) return sendJson(res, 404, { error: 'this authorization request is unknown or expired; start again from the client' });
+        const id = url.searchParams.get('request') ?? '';
+        const waiting = () => {
+          const request = context.pending.get(id);
+          return request && request.expiresAt > now() ? request : undefined;
+        };
+        const gone = () => sendJson(res, 404, { error: 'this authorization request is unknown or expired; start again from the client' });
+        const request = waiting();
+        if (!request) return gone();
         const verdict = checkPagePost(req.headers, where.base, { header: APPROVAL_CSRF_HEADER, token: request.csrf, page: 'approval' });
         if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.body.trim() });
         const body = await readJson(req);
         if (!body.ok) return sendJson(res, body.status, { error: body.message });
+        // Looked up again once the body is here, and decided in the same turn: a decision that was
+        // in flight meanwhile (a fifth wrong code, an approval) has ended the request, and this one
+        // must not count a sixth attempt or mint a second grant.
+        if (waiting() !== request) return gone();
         const outcome = decide(request, body.value, context);
         sendJson(res, outcome.status, outcome.body);
       },
