@@ -256,3 +256,18 @@ requirement('oauth.decision-atomic', async () => {
     expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toHaveLength(1);
   });
 });
+
+requirement('oauth.redirect-exact', async () => {
+  await withOAuth([], async (srv) => {
+    const registered = 'http://127.0.0.1:9/cb';
+    const clientId = await register(srv, [registered]);
+    for (const variant of ['http://127.0.0.1:9/cb#frag', 'http://evil@127.0.0.1:9/cb', 'http://127.0.0.1:9@evil.example/cb', 'http://127.0.0.1:9/./cb', 'http://127.0.0.1:9/%63b', 'HTTP://127.0.0.1:9/cb', 'http://127.0.0.1:9/cb/']) {
+      const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: variant }));
+      expect(opened.response.status, variant).toBe(400);
+      expect(opened.response.headers.location).toBeUndefined();
+    }
+    expect(srv.server.stderr()).not.toMatch(/pairing code [0-9A-Z]{5}-/);
+    // Only the loopback port may differ (RFC 8252 §7.3: a native app listens where it can).
+    expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:54321/cb' }))).response.status).toBe(200);
+  });
+});

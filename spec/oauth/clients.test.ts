@@ -60,6 +60,12 @@ describe('redirect URIs', () => {
     expect(redirectMatches('http://127.0.0.1/cb', 'http://localhost/cb')).toBe(false);
     expect(redirectMatches('https://a.example/cb', 'https://a.example/cb?x=1')).toBe(false);
     expect(redirectMatches('https://a.example:1/cb', 'https://a.example:2/cb')).toBe(false);
+    expect(redirectMatches('http://127.0.0.1/cb', 'http://127.0.0.1:5/cb')).toBe(true);
+    expect(redirectMatches('http://[::1]:1/cb?a=1', 'http://[::1]:2/cb?a=1')).toBe(true);
+    // Nothing but the port: fragment, userinfo, case, path and query spelling differ.
+    for (const given of ['http://127.0.0.1:2/cb#frag', 'http://evil@127.0.0.1:2/cb', 'http://127.0.0.1:2@evil.example/cb', 'http://127.0.0.1:2/./cb', 'http://127.0.0.1:2/%63b', 'HTTP://127.0.0.1:2/cb', 'http://127.0.0.1:2/cb/', 'http://127.0.0.1:2/cb?', 'http://127.1:2/cb', 'http://127.0.0.1:2/CB']) {
+      expect(redirectMatches('http://127.0.0.1:1/cb', given), given).toBe(false);
+    }
   });
 });
 

@@ -55,16 +55,21 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   return undefined;
 }
 
-// Exact match, except that a loopback http redirect may name any port (RFC 8252 §7.3).
+// A loopback http redirect as written, up to its port: the scheme, then the host at once (no
+// userinfo), in the forms RFC 8252 §7.3 names.
+const LOOPBACK_AUTHORITY = /^http:\/\/(\[::1\]|localhost|127(?:\.\d{1,3}){3})(?::\d{1,5})?(?=[/?#]|$)/;
+
+// The string comparison OAuth asks for (RFC 9700 §2.1, RFC 6749 §3.1.2), character for
+// character, except that a loopback http redirect may name any port (RFC 8252 §7.3): userinfo,
+// fragment, case, path or query spelling never pass for the registered URI.
 export function redirectMatches(registered: string, given: string): boolean {
   if (registered === given) return true;
-  try {
-    const a = new URL(registered);
-    const b = new URL(given);
-    return a.protocol === 'http:' && b.protocol === 'http:' && isLoopbackName(a.hostname) && a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search;
-  } catch {
-    return false;
-  }
+  const portless = (uri: string) => {
+    const match = LOOPBACK_AUTHORITY.exec(uri);
+    return match ? `http://${match[1]}${uri.slice(match[0].length)}` : undefined;
+  };
+  const a = portless(registered);
+  return a !== undefined && a === portless(given);
 }
 
 function metadataFields(doc: Record<string, unknown>, fallbackName: string): { clientName: string; redirectUris: string[] } {
