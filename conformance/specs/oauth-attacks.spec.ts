@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type Opened, type OAuthServer } from '../harness/oauth.js';
+import { approvedCode, authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type Opened, type OAuthServer } from '../harness/oauth.js';
 import { opening, toolCaller } from '../harness/oauth-era.js';
 import { alive } from '../harness/process.js';
 
@@ -269,5 +269,41 @@ requirement('oauth.redirect-exact', async () => {
     expect(srv.server.stderr()).not.toMatch(/pairing code [0-9A-Z]{5}-/);
     // Only the loopback port may differ (RFC 8252 §7.3: a native app listens where it can).
     expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:54321/cb' }))).response.status).toBe(200);
+  });
+});
+
+requirement('oauth.repeated-parameters', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, verifier, code } = await approvedCode(srv, 0);
+    const other = await register(srv);
+    const base = new URLSearchParams(authorizationParams(clientId, pkce().challenge, { resource: srv.mcpUrl, scope: 'zodex' }));
+    const twice = (name: string, value: string) => {
+      const query = new URLSearchParams(base);
+      query.append(name, value);
+      return srv.request(`/oauth/authorize?${query}`);
+    };
+    // Who the client is, or where the answer goes, given twice: an error page, never a redirect.
+    for (const [name, value] of [['client_id', other], ['redirect_uri', 'http://127.0.0.1:9/other']] as const) {
+      const answer = await twice(name, value);
+      expect(answer.status, name).toBe(400);
+      expect(answer.headers.location).toBeUndefined();
+    }
+    // Anything else twice goes back to the client as invalid_request, first value or not.
+    for (const name of ['code_challenge', 'code_challenge_method', 'state', 'resource', 'scope', 'response_type']) {
+      const answer = await twice(name, name === 'code_challenge' ? pkce().challenge : 'x');
+      expect(answer.status, name).toBe(302);
+      expect(new URL(answer.headers.location!).searchParams.get('error'), name).toBe('invalid_request');
+    }
+    expect(srv.server.stderr().match(/pairing code [0-9A-Z]{5}-/g)).toHaveLength(1); // the approval above
+    // The token endpoint too: the code is not spent by a refused request.
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
+    for (const [name, value] of [['code', 'zac_other'], ['code_verifier', pkce().verifier], ['client_id', other], ['grant_type', 'refresh_token']] as const) {
+      const repeated = new URLSearchParams(form);
+      repeated.append(name, value);
+      const answer = await srv.request('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: repeated.toString() });
+      expect(answer.status, name).toBe(400);
+      expect(json(answer).error, name).toBe('invalid_request');
+    }
+    expect((await tokenRequest(srv, Object.fromEntries(form))).status).toBe(200);
   });
 });

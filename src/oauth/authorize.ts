@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { quote } from '../errors.js';
 import { sameSecret } from '../net/secret.js';
 import { ClientError, redirectMatches, resolveClient } from './clients.js';
-import { CODE_TTL_MS, makeRoom, MAX_PAIRING_ATTEMPTS, PENDING_TTL_MS, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
+import { CODE_TTL_MS, makeRoom, MAX_PAIRING_ATTEMPTS, PENDING_TTL_MS, repeatedParameter, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
 import { grantId, hashSecret, newPairingCode, normalizePairingCode, PKCE_VALUE, secret } from './secrets.js';
 import { SCOPE, type Endpoints } from './urls.js';
 
@@ -33,6 +33,9 @@ function scopeProblem(scope: string | null): string | undefined {
 // source: the peer address of the request ('unix' on a socket), for the bound on pending requests.
 export async function authorize(query: URLSearchParams, at: Endpoints, context: OAuthContext, source = 'unknown'): Promise<AuthorizeOutcome> {
   sweep(context);
+  // Who the client is and where to answer it cannot be trusted when given twice: a page, no redirect.
+  const twice = repeatedParameter(query, ['client_id', 'redirect_uri']);
+  if (twice) return { kind: 'error-page', status: 400, message: `${twice} appears more than once in the authorization request; send each parameter once.` };
   const clientId = query.get('client_id');
   if (!clientId) return { kind: 'error-page', status: 400, message: 'client_id is missing from the authorization request.' };
   let client;
@@ -53,6 +56,8 @@ export async function authorize(query: URLSearchParams, at: Endpoints, context: 
     kind: 'redirect',
     location: withParams(redirectUri, { error, error_description: description, state, iss: at.issuer }),
   });
+  const repeated = repeatedParameter(query);
+  if (repeated) return fail('invalid_request', `${quote(repeated, 40)} appears more than once; send each parameter once`);
   if (query.get('response_type') !== 'code') return fail('unsupported_response_type', 'response_type must be code');
   const challenge = query.get('code_challenge');
   if (challenge === null || !PKCE_VALUE.test(challenge)) return fail('invalid_request', 'code_challenge (PKCE, 43-128 characters) is required');

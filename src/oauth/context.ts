@@ -77,6 +77,17 @@ export function makeRoom(context: OAuthContext, clientId: string, source: string
   if (evicted) context.pending.delete(evicted.id);
 }
 
+// The first parameter `params` holds more than once, if any: OAuth refuses the request
+// (RFC 6749 §3.1: "MUST NOT be included more than once"), never serves one of the values.
+export function repeatedParameter(params: URLSearchParams, among?: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name) && (among === undefined || among.includes(name))) return name;
+    seen.add(name);
+  }
+  return undefined;
+}
+
 // `uri` with OAuth response parameters added to its query (RFC 6749 §4.1.2).
 export function withParams(uri: string, params: Record<string, string | undefined>): string {
   const url = new URL(uri);

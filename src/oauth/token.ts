@@ -3,7 +3,8 @@
 // and presenting a used one again (a stolen copy, or the client's own replay) revokes the grant.
 // A replayed authorization code revokes its grant too (§4.1.3). Answers are RFC 6749 §5 JSON.
 
-import { REFRESH_TOKEN_TTL_MS, sweep, type OAuthContext } from './context.js';
+import { quote } from '../errors.js';
+import { REFRESH_TOKEN_TTL_MS, repeatedParameter, sweep, type OAuthContext } from './context.js';
 import { hashSecret, PKCE_VALUE, s256, secret } from './secrets.js';
 import { audienceProblem, type Endpoints } from './urls.js';
 
@@ -82,6 +83,8 @@ function refresh(form: URLSearchParams, at: Endpoints, context: OAuthContext): T
 
 export function tokenRequest(form: URLSearchParams, at: Endpoints, context: OAuthContext): TokenAnswer {
   sweep(context);
+  const repeated = repeatedParameter(form);
+  if (repeated) return refuse('invalid_request', `${quote(repeated, 40)} appears more than once; send each parameter once`);
   const grantType = form.get('grant_type');
   if (grantType === 'authorization_code') return exchangeCode(form, at, context);
   if (grantType === 'refresh_token') return refresh(form, at, context);
