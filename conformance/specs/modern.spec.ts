@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, requirement } from '../harness/fixtures.js';
 import { envelope } from '../harness/modern.js';
 import { MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
-import { modernPost, modernRequest, openStream, type ModernReply } from '../harness/raw-modern.js';
+import { messagesOf, modernPost, modernRequest, openStream, type ModernReply } from '../harness/raw-modern.js';
 import { RawStdio } from '../harness/raw-stdio.js';
 import { startHttpServer, stopServer, withServer } from '../harness/target.js';
 
@@ -140,6 +140,35 @@ requirement('modern.http-both-eras', async ({ zodex }) => {
   expect((await z.exec({ cmd: 'echo still', workdir: '/' })).output).toBe('still\n'); // the 2025 session goes on
   const get = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } });
   expect(get.status).toBe(405);
+});
+
+requirement('modern.lease-any-era', async () => {
+  const server = await startHttpServer(['--mode', 'sprite', '--handle-idle-ms', '1500']);
+  try {
+    const opened = await initialize(server.url);
+    const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
+    await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    let id = 100;
+    const legacy = async (name: string, args: Record<string, unknown>) => {
+      const response = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }) });
+      return structured(messagesOf(response).find((message) => message.result !== undefined)!);
+    };
+    const modern = async (name: string, args: Record<string, unknown>) => structured((await modernPost(server.url, call(id++, name, args))).reply!);
+    // A 2025 session's command, polled once in the 2026 era; a 2026 command, polled in the 2025 era only.
+    const sessions = (await legacy('exec_command', { cmd: 'sleep 600', workdir: '/', yield_time_ms: 100 })).session_handle as string;
+    expect((await modern('write_stdin', { session_handle: sessions, yield_time_ms: 0 })).status).toBe('running');
+    const handles = (await modern('exec_command', { cmd: 'sleep 600', workdir: '/', yield_time_ms: 100 })).session_handle as string;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      for (const handle of [sessions, handles]) expect((await legacy('write_stdin', { session_handle: handle, yield_time_ms: 0 })).status).toBe('running');
+    }
+    // Unasked for longer than --handle-idle-ms: the 2026 command is killed; the 2025 one lives with its session.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await legacy('write_stdin', { session_handle: handles, yield_time_ms: 5_000 })).toMatchObject({ status: 'exited', termination_reason: 'killed' });
+    expect((await legacy('write_stdin', { session_handle: sessions, yield_time_ms: 0 })).status).toBe('running');
+  } finally {
+    await stopServer(server);
+  }
 });
 
 requirement('modern.header-ladder', async ({ zodex }) => {

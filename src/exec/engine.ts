@@ -176,7 +176,12 @@ export class ExecEngine {
   // reports. A report carrying the exit retires the handle. A call whose signal aborted takes
   // no report: the output and the exit stay for the next call (CANCELLED is thrown).
   async collect(session: Session, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<SessionReport> {
-    await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
+    session.beginAsking();
+    try {
+      await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
+    } finally {
+      session.endAsking();
+    }
     if (signal?.aborted) throw new ZodexError('CANCELLED', 'the client cancelled this call; nothing was reported, so the next call on the session returns the output and exit since the previous result');
     const report = session.report();
     if (report.status === 'exited') this.retire(session);

@@ -102,6 +102,10 @@ export class Session {
   private readonly inputProbe: InputProbe | undefined;
   private lastActivityAt = Date.now(); // the latest output or typed input
   private typedAt = 0;
+  // Calls asking about it (engine.collect), whichever protocol era sent them: what keeps a
+  // handle's lease alive (server/modern/handles.ts).
+  private asking = 0;
+  private askedAt = Date.now();
 
   constructor(
     init: SessionInit,
@@ -182,6 +186,22 @@ export class Session {
       if (!reported) this.killTree();
       this.pty.dispose();
     }, HOUSEKEEPING_DELAY_MS);
+  }
+
+  // A call starts or stops asking about this session (waiting on it, typing, killing).
+  beginAsking(): void {
+    this.asking++;
+    this.askedAt = Date.now();
+  }
+
+  endAsking(): void {
+    this.asking = Math.max(0, this.asking - 1);
+    this.askedAt = Date.now();
+  }
+
+  // Whether a call asks about it now, and when one last did.
+  get use(): { asking: boolean; lastAt: number } {
+    return { asking: this.asking > 0, lastAt: this.askedAt };
   }
 
   write(chars: string): void {

@@ -69,7 +69,7 @@ export class AgentTable {
         const oldest = [...this.table.entries()].filter(([, candidate]) => this.idle(candidate)).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
         if (!oldest) return undefined;
         this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`);
-        this.drop(oldest[0]);
+        this.drop(oldest[0], 'forget');
       }
       entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`, principal), lastUsed: now, inFlight: 0 };
       this.table.set(key, entry);
@@ -91,10 +91,11 @@ export class AgentTable {
     for (const [key, entry] of this.table) if (entry.conversation.principal === principal) this.drop(key);
   }
 
-  // Forgets agents unused for longer than idleMs that have no command running.
+  // Forgets agents unused for longer than idleMs that have no command running (a command that
+  // ended still reports its exit to the next call on its handle: it belongs to the handle).
   sweep(idleMs: number, now = Date.now()): void {
     for (const [key, entry] of this.table) {
-      if (now - entry.lastUsed > idleMs && this.idle(entry)) this.drop(key);
+      if (now - entry.lastUsed > idleMs && this.idle(entry)) this.drop(key, 'forget');
     }
   }
 
@@ -102,9 +103,10 @@ export class AgentTable {
     for (const key of [...this.table.keys()]) this.drop(key);
   }
 
-  private drop(key: string): void {
+  // close: its commands are killed too (shutdown, a revoked grant); forget: an idle agent's record only.
+  private drop(key: string, how: 'close' | 'forget' = 'close'): void {
     const entry = this.table.get(key);
     this.table.delete(key);
-    entry?.conversation.close();
+    entry?.conversation[how]();
   }
 }

@@ -73,12 +73,11 @@ export class ModernServer {
 
   sweep(now = Date.now()): void {
     const { engine, log } = this.runtime;
-    const killed = this.leases.sweep(this.options.handleIdleMs, (handle) => {
+    const running = (handle: string) => {
       const session = engine.peek(handle);
-      if (!session || session.hasEnded) return false;
-      session.kill('killed');
-      return true;
-    }, now);
+      return session && !session.hasEnded ? session : undefined;
+    };
+    const killed = this.leases.sweep(this.options.handleIdleMs, (handle) => running(handle)?.use, (handle) => running(handle)?.kill('killed'), now);
     if (killed.length > 0) log(`${killed.length} command(s) killed: their session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`);
     this.agents.sweep(this.options.handleIdleMs, now);
   }
@@ -136,8 +135,6 @@ export class ModernServer {
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
     const conversation = this.agents.acquire(key, principal);
     if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
-    const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
-    if (params.name === 'write_stdin' && named) this.leases.begin(named);
     // Cancelled by the client (io.signal), or by the revocation of its grant (endPrincipal).
     const cancel = new AbortController();
     const forward = () => cancel.abort();
@@ -155,10 +152,11 @@ export class ModernServer {
       };
       const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
       const handed = (result.structuredContent as { session_handle?: unknown } | undefined)?.session_handle;
-      if (typeof handed === 'string') this.leases.issued(handed);
+      // Only a command this call started gets a lease: a write_stdin result names the handle it
+      // polled, which may be a 2025 session's command (that one lives with its session).
+      if (params.name === 'exec_command' && typeof handed === 'string') this.leases.issued(handed);
       return ok(this.info, request.id, result as unknown as Record<string, unknown>);
     } finally {
-      if (params.name === 'write_stdin' && named) this.leases.end(named, this.runtime.engine.peek(named)?.hasEnded === false);
       this.agents.release(key);
       io.signal.removeEventListener('abort', forward);
       inFlight.delete(cancel);
