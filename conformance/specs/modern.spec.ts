@@ -128,6 +128,24 @@ requirement('modern.client-text-escaped', async ({ targetImpl }) => {
   });
 });
 
+requirement('modern.stdio-refusal-pins-nothing', async () => {
+  const refusals: [string, Record<string, unknown>, number][] = [
+    ['a 2025 version in _meta', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }) }, -32022],
+    ['a malformed 2026 envelope', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }, -32602],
+  ];
+  for (const [what, params, code] of refusals) {
+    const probe = new RawStdio();
+    try {
+      expect((await probe.request(1, 'tools/list', params)).error?.code, what).toBe(code);
+      // Refused, so nothing was served: the client may still open the 2025 way.
+      const init = await probe.request(2, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fallback', version: '1' } });
+      expect(init.result?.protocolVersion, what).toBe('2025-11-25');
+    } finally {
+      await probe.close();
+    }
+  }
+});
+
 requirement('modern.http-both-eras', async ({ zodex }) => {
   const z = await zodex();
   const { url, headers } = z.endpoint;

@@ -1,10 +1,12 @@
 // Both eras on one stdio process. The era is chosen by how the client opens: an initialize pins
-// legacy (the SDK server answers everything after it); a modern request pins modern; a
-// server/discover probe is answered either way and pins nothing (a client may fall back).
+// legacy (the SDK server answers everything after it); a modern request the modern server serves
+// (its envelope well-formed, its version served) pins modern; a server/discover probe, and a
+// request refused for its envelope or version (-32602, -32022), are answered and pin nothing, so
+// the client may still fall back to initialize.
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ModernResponse, ModernServer, RequestId } from '../../server/modern/dispatch.js';
-import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion } from '../../server/modern/envelope.js';
+import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
 
 export type Era = 'undecided' | 'legacy' | 'modern';
 
@@ -45,7 +47,7 @@ export class StdioEraRouter {
       return this.legacy(message);
     }
     if (this.current === 'undecided' && !hasEnvelopeClaim(params) && method !== 'server/discover') return this.legacy(message);
-    if (method !== 'server/discover') this.current = 'modern';
+    if (method !== 'server/discover' && readEnvelope(params).ok) this.current = 'modern';
     void this.serve(id, method, params as Record<string, unknown> | undefined);
   }
 
