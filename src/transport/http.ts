@@ -9,7 +9,6 @@
 // instead (modern/classify.ts decides, modern/http.ts answers), behind the same guardrails.
 
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -263,7 +262,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         options.modern?.close();
         server.close();
         server.closeAllConnections();
-        if (address.socketPath) fs.rmSync(address.socketPath, { force: true });
+        address.removeSocket?.();
       })();
       return closing;
     },
