@@ -307,3 +307,34 @@ requirement('oauth.repeated-parameters', async () => {
     expect((await tokenRequest(srv, Object.fromEntries(form))).status).toBe(200);
   });
 });
+
+requirement('oauth.code-intercepted', async () => {
+  await withOAuth([], async (srv) => {
+    const { clientId, verifier, code } = await approvedCode(srv, 0);
+    const form = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT };
+    // Whoever intercepted the code, without the verifier or the client: refused, nothing spent.
+    expect((await tokenRequest(srv, { ...form, code_verifier: pkce().verifier })).body.error).toBe('invalid_grant');
+    expect((await tokenRequest(srv, { ...form, client_id: await register(srv) })).body.error).toBe('invalid_grant');
+    const exchanged = await tokenRequest(srv, form);
+    expect(exchanged.status).toBe(200);
+    // The replay rule holds: the same exchange again revokes what it gave.
+    expect((await tokenRequest(srv, form)).body.error_description).toContain('already used');
+    expect((await srv.request('/mcp', opening('legacy', { authorization: `Bearer ${exchanged.body.access_token as string}` }))).status).toBe(401);
+  });
+});
+
+requirement('oauth.refresh-parallel', async ({ protocol }) => {
+  await withOAuth([], async (srv) => {
+    const { clientId, refreshToken } = await grantTokens(srv, 0);
+    const form = { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId };
+    // Two tabs refresh with the same token at once: one gets the new pair, the other is refused.
+    const answers = await Promise.all([tokenRequest(srv, form), tokenRequest(srv, form)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    expect(answers.find((answer) => answer.status === 400)!.body.error_description).toContain('moments ago');
+    const winner = answers.find((answer) => answer.status === 200)!.body;
+    // The grant is kept: the new tokens work.
+    expect((await srv.request('/mcp', opening(protocol, { authorization: `Bearer ${winner.access_token as string}` }))).status).toBe(200);
+    expect((await tokenRequest(srv, { ...form, refresh_token: winner.refresh_token as string })).status).toBe(200);
+    expect(JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout)).toMatchObject([{ state: 'active' }]);
+  });
+});

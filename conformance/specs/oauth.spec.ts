@@ -254,9 +254,14 @@ requirement('oauth.refresh-rotation', async ({ protocol }) => {
     expect(rotated.body.refresh_token).not.toBe(refreshToken);
     const newAccess = rotated.body.access_token as string;
     expect((await status(srv, newAccess)).status).toBe(200);
-    // The old refresh token again: a thief or a replay. The whole grant goes.
+    // The old refresh token again at once: a parallel refresh, refused, the grant kept.
+    const parallel = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(parallel.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('moments ago') });
+    expect((await status(srv, newAccess)).status).toBe(200);
+    // Again after the 10 s grace: a thief or a replay. The whole grant goes.
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
     const reused = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
-    expect(reused.body.error).toBe('invalid_grant');
+    expect(reused.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('revoked') });
     for (const token of [accessToken, newAccess]) expect((await status(srv, token)).status).toBe(401);
     expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error).toBe('invalid_grant');
     // Only hashes on disk: no token or code in the database files.

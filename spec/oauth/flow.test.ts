@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorize, decide } from '../../src/oauth/authorize.js';
 import { registerClient } from '../../src/oauth/clients.js';
-import { CODE_TTL_MS, MAX_PENDING, MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_SOURCE, PENDING_TTL_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../src/oauth/context.js';
+import { CODE_TTL_MS, MAX_PENDING, MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_SOURCE, PENDING_TTL_MS, REFRESH_REUSE_GRACE_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../src/oauth/context.js';
 import { hashSecret, normalizePairingCode, s256 } from '../../src/oauth/secrets.js';
 import { tokenRequest } from '../../src/oauth/token.js';
 import { endpoints } from '../../src/oauth/urls.js';
@@ -194,6 +194,34 @@ describe('revocation by this server', () => {
     other.revokeGrant('zg_a', 'spec', 2);
     expect(context.store.changedElsewhere()).toBe(true);
     expect(context.store.revokedAmong(['zg_a', 'zg_b'])).toEqual(['zg_a']);
+  });
+});
+
+describe('what a replay is', () => {
+  it('an intercepted code presented without its verifier or client spends nothing; presented again after the exchange, it revokes', async () => {
+    const { context, clientId } = setup();
+    const code = await approved(context, clientId);
+    const form = (changes: Record<string, string>) => new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT, ...changes });
+    expect(tokenRequest(form({ code_verifier: 'x'.repeat(43) }), at, context).body.error_description).toContain('PKCE');
+    expect(tokenRequest(form({ client_id: 'zc_thief' }), at, context).body.error_description).toContain('another client_id');
+    expect(tokenRequest(form({ redirect_uri: 'http://127.0.0.1:9/other' }), at, context).body.error_description).toContain('redirect_uri');
+    expect(tokenRequest(form({}), at, context).status).toBe(200); // the client it was issued to
+    expect(context.ended).toEqual([]);
+    expect(tokenRequest(form({}), at, context).body.error_description).toContain('already used');
+    expect(context.ended).toHaveLength(1);
+  });
+  it('a refresh token presented again within REFRESH_REUSE_GRACE_MS is refused and the grant kept; later it revokes', async () => {
+    const { context, clientId } = setup();
+    const first = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code: await approved(context, clientId), code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    const refresh = () => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }), at, context);
+    const rotated = refresh().body;
+    context.clock.now += REFRESH_REUSE_GRACE_MS;
+    expect(refresh().body.error_description).toContain('moments ago');
+    expect(context.ended).toEqual([]);
+    expect(context.store.token(hashSecret(rotated.access_token as string))?.grant.revokedAt).toBeNull();
+    context.clock.now += 1;
+    expect(refresh().body.error_description).toContain('already used');
+    expect(context.ended).toHaveLength(1);
   });
 });
 

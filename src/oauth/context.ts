@@ -15,6 +15,9 @@ export const MAX_PENDING_PER_SOURCE = 16;
 export const MAX_PAIRING_ATTEMPTS = 5; // wrong codes per request before it is refused
 export const CODE_TTL_MS = 60_000; // an authorization code must be exchanged within a minute
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3_600_000;
+// A used refresh token presented again this soon after its exchange is refused without revoking
+// the grant (two tabs or processes refreshing at once); later, it is taken for a stolen copy.
+export const REFRESH_REUSE_GRACE_MS = 10_000;
 
 export interface PendingRequest {
   id: string;
