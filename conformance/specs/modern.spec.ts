@@ -263,6 +263,36 @@ requirement('modern.listen', async ({ targetImpl }) => {
   });
 });
 
+requirement('modern.listen-bounded', async ({ targetImpl }) => {
+  await withWire(targetImpl.transport, ['--max-conversations', '2'], async (w) => {
+    const listens = ['a', 'b', 'c'].map((id) => w.open(modernRequest(`listen:${id}`, 'subscriptions/listen', { notifications: {} })));
+    await expect.poll(() => listens.map((listen) => listen.messages.length), { timeout: 10_000 }).toEqual([2, 1, 1]);
+    // The third beyond --max-conversations 2 ended the oldest with its result; the others stay open.
+    expect(listens[0]!.messages[1]).toMatchObject({ id: 'listen:a', result: { resultType: 'complete' } });
+  });
+});
+
+requirement('modern.listen-id-in-use', async () => {
+  const raw = new RawStdio();
+  try {
+    const listen = modernRequest('L', 'subscriptions/listen', { notifications: {} });
+    await raw.send(listen);
+    await raw.reply((reply) => (reply as { method?: string }).method === 'notifications/subscriptions/acknowledged');
+    // The same id again while the first is open: refused, so a cancellation finds the first one.
+    await raw.send(listen);
+    expect((await raw.reply((reply) => reply.id === 'L' && reply.error !== undefined)).error?.code).toBe(-32600);
+    await raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = new Promise((resolve) => raw.child.once('exit', resolve));
+    raw.child.kill('SIGTERM');
+    await exited;
+    // Cancelled, so at shutdown there is no subscription left to complete.
+    expect(raw.replies.filter((reply) => reply.id === 'L' && reply.result !== undefined)).toEqual([]);
+  } finally {
+    await raw.close();
+  }
+});
+
 requirement('modern.stream-close-cancels', async ({ targetImpl }) => {
   await withWire(targetImpl.transport, ['--max-sessions', '1'], async (w) => {
     const slow = w.open(call('slow', 'exec_command', { cmd: 'sleep 600', workdir: '/', yield_time_ms: 120_000 }));

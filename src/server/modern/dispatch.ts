@@ -165,8 +165,10 @@ export class ModernServer {
   }
 
   // zodex's tool list never changes and it has no resources or prompts: the subscription is
-  // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown.
+  // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown. At
+  // most maxAgents (--max-conversations) are open: a newcomer ends the oldest with its result.
   private listen(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+    if (this.listeners.size >= this.options.maxAgents) [...this.listeners][0]?.();
     const subscription = { [META.subscriptionId]: request.id };
     io.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: {} } });
     return new Promise((resolve) => {

@@ -5,6 +5,7 @@
 // the client may still fall back to initialize.
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../../errors.js';
 import type { ModernResponse, ModernServer, RequestId } from '../../server/modern/dispatch.js';
 import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
 
@@ -48,6 +49,9 @@ export class StdioEraRouter {
     }
     if (this.current === 'undecided' && !hasEnvelopeClaim(params) && method !== 'server/discover') return this.legacy(message);
     if (method !== 'server/discover' && readEnvelope(params).ok) this.current = 'modern';
+    // An id still in flight names one request (it is how a cancellation finds it): a second
+    // request under it is refused, never run beside the first, whose cancellation it would steal.
+    if (this.inFlight.has(id)) return void this.send(idInUse(id));
     void this.serve(id, method, params as Record<string, unknown> | undefined);
   }
 
@@ -65,6 +69,10 @@ export class StdioEraRouter {
       if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
     }
   }
+}
+
+function idInUse(id: RequestId): ModernResponse {
+  return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id` } };
 }
 
 function initializeRefused(id: RequestId): ModernResponse {
