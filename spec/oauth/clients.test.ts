@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientError, MAX_REGISTERED_CLIENTS, MAX_UNAPPROVED_PER_SOURCE, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
+import { ClientError, MAX_METADATA_FETCHES, MAX_REGISTERED_CLIENTS, MAX_UNAPPROVED_PER_SOURCE, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
 import { OAuthStore } from '../../src/store/oauth.js';
 
 const stores: { store: OAuthStore; dir: string }[] = [];
@@ -143,6 +143,28 @@ describe('client ID metadata documents', () => {
     expect(await refusedWith(resolveClient(url, serving(() => endless({}))))).toContain('larger than 65536 bytes');
     expect(cancelled).toBe(true);
     expect(pulled).toBeLessThanOrEqual(64 * 1024 + 16 * 1024);
+  });
+  it('are fetched at most MAX_METADATA_FETCHES at once; beyond, a request is refused at once, nothing fetched', async () => {
+    const store = scratchStore();
+    const answers: (() => void)[] = [];
+    let fetched = 0;
+    const slow: ClientLookup = {
+      store,
+      allowLoopbackDocuments: false,
+      now: () => 1,
+      fetch: (async () => {
+        fetched++;
+        await new Promise<void>((resolve) => answers.push(resolve));
+        return new Response(JSON.stringify({ client_id: url, redirect_uris: ['https://app.example/cb'] }), { status: 200 });
+      }) as typeof fetch,
+    };
+    const waiting = Array.from({ length: MAX_METADATA_FETCHES }, () => resolveClient(url, slow));
+    expect(await refusedWith(resolveClient(url, slow))).toContain('try again in a few seconds');
+    expect(fetched).toBe(MAX_METADATA_FETCHES);
+    for (const answer of answers) answer();
+    expect((await Promise.all(waiting)).every((client) => client.clientId === url)).toBe(true);
+    // The slots are free again.
+    expect((await resolveClient(url, { ...slow, fetch: lookup(store, { [url]: { client_id: url, redirect_uris: ['https://app.example/cb'] } }).fetch })).clientId).toBe(url);
   });
   it('store nothing: a document\'s client is saved only beside the grant the operator approves', async () => {
     const store = scratchStore();

@@ -42,7 +42,7 @@ export async function authorize(query: URLSearchParams, at: Endpoints, context: 
   try {
     client = await resolveClient(clientId, context.clients);
   } catch (error) {
-    if (error instanceof ClientError) return { kind: 'error-page', status: 400, message: error.message };
+    if (error instanceof ClientError) return { kind: 'error-page', status: error.error === 'temporarily_unavailable' ? 503 : 400, message: error.message };
     throw error;
   }
   const given = query.get('redirect_uri');

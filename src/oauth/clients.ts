@@ -17,6 +17,11 @@ export const MAX_REGISTERED_CLIENTS = 1_000;
 export const MAX_UNAPPROVED_PER_SOURCE = 100;
 export const METADATA_FETCH_TIMEOUT_MS = 5_000;
 export const METADATA_MAX_BYTES = 64 * 1024;
+// Documents fetched at once (by this process): each may hold a socket for 5 s and 64 KiB, so a
+// burst of authorization requests naming slow documents stays bounded; beyond, a request is
+// refused with a page that says to try again (nothing is fetched for it).
+export const MAX_METADATA_FETCHES = 16;
+let metadataFetches = 0;
 const CONTROL_CHARACTERS = /\p{Cc}/u; // C0, DEL, C1: never part of a name shown to the operator
 const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
@@ -201,7 +206,16 @@ export async function resolveClient(clientId: string, lookup: ClientLookup): Pro
     if (!client || client.kind !== 'registered') throw new ClientError('invalid_client', `client_id ${shown(clientId)} is not registered here; register at /oauth/register or use a client ID metadata document URL`);
     return client;
   }
-  const doc = await fetchDocument(url, lookup.fetch);
+  if (metadataFetches >= MAX_METADATA_FETCHES) {
+    throw new ClientError('temporarily_unavailable', `zodexd is already fetching ${MAX_METADATA_FETCHES} client metadata documents; try again in a few seconds`);
+  }
+  metadataFetches++;
+  let doc;
+  try {
+    doc = await fetchDocument(url, lookup.fetch);
+  } finally {
+    metadataFetches--;
+  }
   if (doc.client_id !== clientId) {
     throw new ClientError('invalid_client', `the metadata document at ${shown(clientId)} names client_id ${shown(String(doc.client_id))}; it must be exactly its own URL`);
   }
