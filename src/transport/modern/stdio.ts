@@ -72,7 +72,9 @@ export class StdioEraRouter {
 }
 
 function idInUse(id: RequestId): ModernResponse {
-  return { jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id` } };
+  // As the framing's own -32600 replies are worded (transport/jsonrpc.ts errorReply).
+  const message = `INVALID_REQUEST: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`;
+  return { jsonrpc: '2.0', id, error: { code: -32600, message, data: { code: 'INVALID_REQUEST' } } };
 }
 
 function initializeRefused(id: RequestId): ModernResponse {
