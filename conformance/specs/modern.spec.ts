@@ -161,7 +161,7 @@ requirement('modern.http-both-eras', async ({ zodex }) => {
 });
 
 requirement('modern.lease-any-era', async () => {
-  const server = await startHttpServer(['--mode', 'sprite', '--handle-idle-ms', '1500']);
+  const server = await startHttpServer(['--mode', 'sprite', '--handle-idle-ms', '3000']);
   try {
     const opened = await initialize(server.url);
     const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
@@ -181,7 +181,8 @@ requirement('modern.lease-any-era', async () => {
       for (const handle of [sessions, handles]) expect((await legacy('write_stdin', { session_handle: handle, yield_time_ms: 0 })).status).toBe('running');
     }
     // Unasked for longer than --handle-idle-ms: the 2026 command is killed; the 2025 one lives with its session.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // (Not polled meanwhile: a poll asks about it, which is what renews the lease.)
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
     expect(await legacy('write_stdin', { session_handle: handles, yield_time_ms: 5_000 })).toMatchObject({ status: 'exited', termination_reason: 'killed' });
     expect((await legacy('write_stdin', { session_handle: sessions, yield_time_ms: 0 })).status).toBe('running');
   } finally {
