@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, OPERATOR_CODES, PUBLISHER_REFUSAL_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, isErrorCode, quote } from '../src/errors.js';
+import { ERROR_CODES, OPERATOR_CODES, PUBLISHER_REFUSAL_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, escapeControls, isErrorCode, quote } from '../src/errors.js';
 
 describe('quote and clipText', () => {
   it('quote short values whole, as JSON strings', () => {
@@ -28,6 +28,22 @@ describe('quote and clipText', () => {
       }),
     );
     expect(QUOTE_MAX_CHARS).toBe(200);
+  });
+
+  it('leave nothing a terminal acts on: C0 and C1 controls, DEL, format and bidi characters, separators, lone surrogates', () => {
+    // An OSC 52 clipboard write, a line erase and a carriage return that would forge a line.
+    const attack = 'x:a\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude"';
+    expect(quote(attack)).toBe('"x:a\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\""');
+    expect(quote('\u007f\u009b31m\u202eevil\u2028\u2066\u200b\ufeff\u{e0041}')).toBe('"\\u007f\\u009b31m\\u202eevil\\u2028\\u2066\\u200b\\ufeff\\udb40\\udc41"');
+    expect(escapeControls('one\ntwo\u001b[2K\u0085 ok é 😀')).toBe('one\\u000atwo\\u001b[2K\\u0085 ok é 😀');
+    const unsafe = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (value) => {
+        expect(unsafe.test(quote(value, 300))).toBe(false);
+        expect(unsafe.test(escapeControls(value))).toBe(false);
+        expect(JSON.parse(quote(value, 300))).toBe(value); // still the value, read back as JSON
+      }),
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mkdirPrivate, mkdirp, mkdirpSync } from '../src/fsutil.js';
+import { mkdirPrivate, mkdirp, mkdirpSync, privateFolderProblem } from '../src/fsutil.js';
 
 describe('mkdirp', () => {
   it('makes missing parents, accepts an existing folder, refuses a file in the way', async () => {
@@ -43,6 +43,20 @@ describe('mkdirPrivate', () => {
       expect(() => mkdirPrivate(path.join(root, 'missing/child'))).toThrow(/ENOENT/);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('privateFolderProblem', () => {
+  it('names the mode as chmod would take it, the sticky bit included', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-fsutil-'));
+    try {
+      fs.chmodSync(dir, 0o1777);
+      expect(privateFolderProblem(dir, false, 'the socket')).toBe(`has mode 1777, so other users can replace the socket; run \`chmod go-w ${dir}\``);
+      fs.chmodSync(dir, 0o755);
+      expect(privateFolderProblem(dir, true, 'the socket')).toBe(`has mode 755, so other users can reach the socket; run \`chmod 700 ${dir}\``);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { SecretRegistry } from '../src/secrets.js';
 import { describe, expect, it } from 'vitest';
-import { HANDLE_PREFIX_CHARS, createLogger, escapeForText, formatLine, levelOf } from '../src/log.js';
+import { escapeControls } from '../src/errors.js';
+import { HANDLE_PREFIX_CHARS, createLogger, formatLine, levelOf } from '../src/log.js';
 
 const at = new Date('2026-12-04T10:00:00.000Z');
 
@@ -42,16 +43,18 @@ describe('log lines', () => {
         const line = formatLine('json', message, { request, agent: message }, at);
         expect(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(line)).toBe(false);
         const parsed = JSON.parse(line);
-        expect(parsed.message).toBe(message);
-        expect(parsed.request).toBe(request.slice(0, 64));
+        // the one escaping of client text (errors.ts): the same message as in a text line
+        expect(parsed.message).toBe(escapeControls(message));
+        expect(parsed.request).toBe(escapeControls(request.slice(0, 64)));
+        expect(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(parsed.message + parsed.request + parsed.agent)).toBe(false);
       }),
     );
   });
 
-  it('text lines escape control characters but tab and newline (a terminal shows them inert)', () => {
-    expect(escapeForText('a\u001b[2Jb\u0007c\u009bd\te\nf\u2028')).toBe('a\\x1b[2Jb\\x07c\\x9bd\te\nf\\u2028');
+  it('text lines escape every control, format and separator character: a line stays one inert line', () => {
+    expect(formatLine('text', 'a\u001b[2Jb\u0007c\u009bd\te\nf\u2028\u202eg', undefined, at)).toBe('zodexd: a\\u001b[2Jb\\u0007c\\u009bd\\u0009e\\u000af\\u2028\\u202eg');
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
-      expect(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(escapeForText(text))).toBe(false);
+      expect(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(formatLine('text', text, undefined, at))).toBe(false);
     }));
   });
 

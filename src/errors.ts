@@ -205,9 +205,25 @@ export function clipText(value: string, max = QUOTE_MAX_CHARS): string {
   return `${value.slice(0, end)}${more(value, end)}`;
 }
 
-// An input as a JSON string literal (control characters, NUL and lone surrogates escaped),
-// bounded like clipText: the one way error texts quote a value.
+// What a terminal acts on or what changes how a line reads, beyond what JSON escapes: C0 and C1
+// controls and DEL (Cc: ESC starts an OSC 52 clipboard write, CR overwrites the line), format
+// characters (Cf: bidirectional overrides, zero-width), lone surrogates, the line and paragraph
+// separators.
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+const escapeUnit = (unit: number) => `\\u${unit.toString(16).padStart(4, '0')}`;
+
+// `text` with every such character written as a \uXXXX escape: what reaches the operator's
+// terminal (and a log file) can neither move the cursor, nor forge a line, nor hide text. The
+// log sink passes every line through it; quote() builds on it for values inside a line.
+export function escapeControls(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (found) => Array.from({ length: found.length }, (_, i) => escapeUnit(found.charCodeAt(i))).join(''));
+}
+
+// An input as a JSON string literal (quotes, backslashes and every character escapeControls
+// escapes written as escapes), bounded like clipText: the one way error texts and log lines
+// quote a value a client sent.
 export function quote(value: string, max = QUOTE_MAX_CHARS): string {
   const end = cutAt(value, max);
-  return `${JSON.stringify(value.slice(0, end))}${more(value, end)}`;
+  return `${escapeControls(JSON.stringify(value.slice(0, end)))}${more(value, end)}`;
 }

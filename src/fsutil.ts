@@ -80,7 +80,7 @@ export function privateFolderProblem(dir: string, strict: boolean, guards: strin
     return `belongs to uid ${stat.uid}, not to this user (uid ${process.getuid()})`;
   }
   if ((stat.mode & (strict ? 0o077 : 0o022)) !== 0) {
-    const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
+    const mode = (stat.mode & 0o7777).toString(8).padStart(3, '0'); // 1777 stays 1777 (sticky bit)
     return strict
       ? `has mode ${mode}, so other users can reach ${guards}; run \`chmod 700 ${dir}\``
       : `has mode ${mode}, so other users can replace ${guards}; run \`chmod go-w ${dir}\``;

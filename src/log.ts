@@ -2,8 +2,11 @@
 // stderr, as always) or `json` (--log-format json: one object per line with time, level, message
 // and, where they apply, the agent, a handle's first characters and the request id), for a fleet's
 // log collector. Flow: a layer calls log(message, fields?) -> the logger redacts known secrets,
-// escapes control characters (a client-supplied value can never start a line or move a terminal's
-// cursor) -> one line to the sink.
+// escapes control, format and separator characters with the one function every client-supplied
+// text passes (errors.ts escapeControls: it can never start a line, move a terminal's cursor or
+// hide text) -> one line to the sink.
+
+import { escapeControls } from './errors.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -36,19 +39,6 @@ export interface LoggerOptions {
   now?: () => Date;
 }
 
-// C0 controls but tab and newline, DEL, the C1 controls, and the two Unicode line separators.
-const TEXT_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
-// What JSON.stringify leaves raw and a terminal or a line reader still acts on.
-const JSON_LEFTOVERS = /[\u007f-\u009f\u2028\u2029]/g;
-
-const hex = (char: string, width: number) => char.charCodeAt(0).toString(16).padStart(width, '0');
-
-// A message for the text format: control characters as \xNN (\uNNNN beyond 0xff), so a value a
-// client chose can neither forge a line nor drive the terminal that shows stderr.
-export function escapeForText(text: string): string {
-  return text.replace(TEXT_CONTROLS, (char) => (char.charCodeAt(0) > 0xff ? `\\u${hex(char, 4)}` : `\\x${hex(char, 2)}`));
-}
-
 const unchanged = (text: string) => text;
 
 export function levelOf(message: string, fields: LogFields | undefined): LogLevel {
@@ -57,14 +47,15 @@ export function levelOf(message: string, fields: LogFields | undefined): LogLeve
 
 // One line in the chosen format, without its '\n'.
 export function formatLine(format: LogFormat, message: string, fields: LogFields | undefined, time: Date, redact: (text: string) => string = unchanged): string {
-  const text = redact(message);
-  if (format === 'text') return `zodexd: ${escapeForText(text)}`;
+  const shown = (value: string) => escapeControls(redact(value));
+  const text = shown(message);
+  if (format === 'text') return `zodexd: ${text}`;
   const line: Record<string, string | number> = { time: time.toISOString(), level: levelOf(message, fields), message: text };
-  if (fields?.agent !== undefined) line.agent = redact(fields.agent);
+  if (fields?.agent !== undefined) line.agent = shown(fields.agent);
   if (fields?.handle !== undefined) line.handle = fields.handle.slice(0, HANDLE_PREFIX_CHARS);
-  if (fields?.request !== undefined) line.request = typeof fields.request === 'number' ? fields.request : redact(fields.request.slice(0, REQUEST_ID_MAX_CHARS));
-  if (fields?.session !== undefined) line.session = redact(fields.session);
-  return JSON.stringify(line).replace(JSON_LEFTOVERS, (char) => `\\u${hex(char, 4)}`);
+  if (fields?.request !== undefined) line.request = typeof fields.request === 'number' ? fields.request : shown(fields.request.slice(0, REQUEST_ID_MAX_CHARS));
+  if (fields?.session !== undefined) line.session = shown(fields.session);
+  return JSON.stringify(line);
 }
 
 export function createLogger(options: LoggerOptions): Log {

@@ -68,7 +68,7 @@ test('config.toml, HTTP, with the mcp_2026_07_28 feature: Codex speaks MCP 2026-
   try {
     const servers = `[mcp_servers.zodex]\nurl = "${server.url}"\nrequired = true\n`;
     await echoThrough('cx-http-modern', () => servers, { shell_tool: false, mcp_2026_07_28: true });
-    assert.match(server.stderr(), /MCP 2026-07-28 request from codex-mcp-client [\d.]+ \(server\/discover\)/);
+    assert.match(server.stderr(), /MCP 2026-07-28 request from "codex-mcp-client [\d.]+" \("server\/discover"\)/);
   } finally {
     await server.stop();
   }

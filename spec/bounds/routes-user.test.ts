@@ -1,6 +1,6 @@
 // The write mode as a normal user (conformance's bounds.routes-* run zodexd as root, the user the
 // suite runs as): zodexd, its publishers, ssh-agent and git's cache daemon run as `nobody`
-// (setpriv), and every route of the credential world (conformance/harness/credentials.ts) is tried
+// (setpriv), and every route of the credential world (packages/conformance/harness/credentials.ts) is tried
 // from exec_command. Commands then confine themselves in a user namespace of their own instead of
 // root's mount namespace and capability drop. Root (this test) only serves git over HTTP and ssh.
 // zodexd is run from a bind mount of the checkout at a path nobody may traverse to, so that a

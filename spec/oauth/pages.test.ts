@@ -8,6 +8,7 @@ const request: PendingRequest = {
   id: 'req1',
   csrf: 'csrf1',
   client: { clientId: `https://app.example/${evil}`, kind: 'metadata', clientName: evil, redirectUris: ['https://app.example/cb'], createdAt: 0 },
+  source: '127.0.0.1',
   redirectUri: 'https://app.example/cb',
   redirectGiven: true,
   codeChallenge: 'x'.repeat(43),
@@ -48,7 +49,7 @@ describe('the approval page', () => {
 describe("the Liveboard's OAuth clients page", () => {
   it('escapes names and loads nothing but its own links', () => {
     const html = renderGrantsPage(
-      [{ id: 'zg_a', clientId: 'zc_a', clientName: evil, redirectUri: 'https://app.example/cb', resource: 'r', scope: 'zodex', createdAt: 0, usedAt: null, revokedAt: null, revokedWhy: null }],
+      [{ id: 'zg_a', clientId: 'zc_a', clientName: evil, redirectUri: 'https://app.example/cb', resource: 'r', audience: 'tcp:127.0.0.1:7391', scope: 'zodex', createdAt: 0, usedAt: null, revokedAt: null, revokedWhy: null }],
       'NONCE',
       'CSRF',
     );

@@ -61,6 +61,10 @@ describe('parseArguments', () => {
     expect(failure(() => parseArguments('set_agent_alias', setAgentAliasInput(), { alias: 'a'.repeat(81) })).code).toBe('ALIAS_TOO_LONG');
     expect(failure(() => parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', kill_process: 1 })).code).toBe('INVALID_TYPE');
     expect(failure(() => parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', since_offset: 1.5 })).code).toBe('SINCE_OFFSET_INVALID');
+    // A whole number past what a double holds exactly is past the end, said once.
+    const far = failure(() => parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', since_offset: 1e20 }));
+    expect(far.code).toBe('SINCE_OFFSET_AHEAD');
+    expect(far.message).toBe('since_offset 100000000000000000000 is past the end of the stream: pass the output_offset of an earlier result');
   });
 
   it('refuses NUL in cmd and workdir but lets chars carry it', () => {

@@ -31,8 +31,8 @@ describe('holdStdio', () => {
     input.write(discover(2));
     await tick();
     expect(written().trim().split('\n').map((line) => JSON.parse(line))).toEqual([discoverResponse(INFO, 1), discoverResponse(INFO, 2)]);
-    expect(lines).toEqual(['MCP 2026-07-28 request from probe 1 (server/discover): serving it without a session']);
-    expect([...seenClients]).toEqual(['probe 1']);
+    expect(lines).toEqual(['MCP 2026-07-28 request from "probe 1" ("server/discover"): serving it without a session']);
+    expect([...seenClients]).toEqual(['"probe 1"']);
   });
 
   it('holds everything else, in order, with the partial line and the end of stdin', async () => {

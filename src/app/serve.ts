@@ -50,6 +50,12 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log, secrets: runtime.secrets })) : undefined;
     const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
     ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
+    // Revoking a grant cuts its client off: its sessions, its calls in flight, its commands.
+    oauth?.onRevoked((grantId) => {
+      const sessions = serving.endPrincipal(grantId);
+      const commands = modern.endPrincipal(grantId);
+      log(`oauth: grant ${grantId} was revoked: ${sessions} session(s) ended, ${commands} command(s) killed`);
+    });
     onStopSignals(
       HTTP_STOP_SIGNALS,
       once((signal) => {

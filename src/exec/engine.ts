@@ -194,7 +194,12 @@ export class ExecEngine {
   // reports. A report carrying the exit retires the handle. A call whose signal aborted takes
   // no report: the output and the exit stay for the next call (CANCELLED is thrown).
   async collect(session: Session, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<SessionReport> {
-    await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
+    session.beginAsking();
+    try {
+      await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
+    } finally {
+      session.endAsking();
+    }
     if (signal?.aborted) throw new ZodexError('CANCELLED', 'the client cancelled this call; nothing was reported, so the next call on the session returns the output and exit since the previous result');
     const report = session.report();
     if (report.status === 'exited') this.retire(session);
@@ -216,6 +221,19 @@ export class ExecEngine {
       session.kill('killed');
       void session.waitForEnd().then(() => this.retire(session));
     }
+  }
+
+  // Kills every running session started under `principal` (an OAuth grant that was revoked), in
+  // whichever conversation or agent; returns how many.
+  closePrincipal(principal: string): number {
+    let killed = 0;
+    for (const session of this.list()) {
+      if (session.principal !== principal) continue;
+      if (!session.hasEnded) killed++;
+      session.kill('killed');
+      void session.waitForEnd().then(() => this.retire(session));
+    }
+    return killed;
   }
 
   // Kills everything: every command gets `graceMs` for zodex-spawn to report, then whatever is

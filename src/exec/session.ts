@@ -126,6 +126,10 @@ export class Session {
   private writeRefused = false; // EROFS's message seen since the previous report
   private writeRefusalCount = 0; // EROFS's messages seen in all (the operator's metrics)
   private refusalTail = ''; // the output's last bytes, for a message split across reads
+  // Calls asking about it (engine.collect), whichever protocol era sent them: what keeps a
+  // handle's lease alive (server/modern/handles.ts).
+  private asking = 0;
+  private askedAt = Date.now();
 
   constructor(
     init: SessionInit,
@@ -233,6 +237,22 @@ export class Session {
       if (!reported) this.killTree();
       this.pty.dispose();
     }, HOUSEKEEPING_DELAY_MS);
+  }
+
+  // A call starts or stops asking about this session (waiting on it, typing, killing).
+  beginAsking(): void {
+    this.asking++;
+    this.askedAt = Date.now();
+  }
+
+  endAsking(): void {
+    this.asking = Math.max(0, this.asking - 1);
+    this.askedAt = Date.now();
+  }
+
+  // Whether a call asks about it now, and when one last did.
+  get use(): { asking: boolean; lastAt: number } {
+    return { asking: this.asking > 0, lastAt: this.askedAt };
   }
 
   write(chars: string): void {

@@ -70,7 +70,7 @@ export function renderGrantsPage(grants: OAuthGrant[], nonce: string, csrfToken:
 </head>
 <body>
 <h1>OAuth clients</h1>
-<p><a href="/">Back to the Liveboard</a>. Clients the operator approved (zodexd --oauth); revoking one stops its tokens at once.</p>
+<p><a href="/">Back to the Liveboard</a>. Clients the operator approved (zodexd --oauth); revoking one stops its tokens at once, and zodexd ends its sessions and kills its commands within about a second.</p>
 ${grants.length === 0 ? '<p data-testid="no-grants">No approved clients.</p>' : `<table aria-label="OAuth grants"><tr><th>Client</th><th>Redirect</th><th>Approved</th><th>Last use</th><th>Grant</th><th></th></tr>\n${rows}\n</table>`}
 <p id="error" role="alert"></p>
 <script nonce="${escapeHtml(nonce)}">${SCRIPT}</script>

@@ -12,13 +12,15 @@ export interface BoundAddress {
   host: string; // as a URL writes it: 127.0.0.1, [::1] ('localhost' on a Unix socket)
   port: number;
   socketPath?: string;
+  removeSocket?: () => void; // removes the socket file if it is still the one bound here
 }
 
 // `subject` starts the failure line: "the Liveboard cannot listen on …"; none: "cannot listen on …".
 export async function listenOn(server: Server, address: ListenAddress, subject?: string): Promise<BoundAddress> {
   const { socketPath } = address;
+  let removeSocket: (() => void) | undefined;
   await (socketPath
-    ? listenPrivately(server, socketPath)
+    ? listenPrivately(server, socketPath).then((remove) => void (removeSocket = remove))
     : new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(address.port, address.host, () => {
@@ -31,7 +33,7 @@ export async function listenOn(server: Server, address: ListenAddress, subject?:
     const what = `${subject ? `${subject} ` : ''}cannot listen on ${socketPath ? `unix:${socketPath}` : `${address.host}:${address.port}`}`;
     throw new Error(`${what}: ${error.code ?? error.message}`);
   });
-  if (socketPath) return { host: 'localhost', port: 0, socketPath };
+  if (socketPath) return { host: 'localhost', port: 0, socketPath, ...(removeSocket ? { removeSocket } : {}) };
   const bound = server.address() as AddressInfo;
   return { host: bound.family === 'IPv6' ? `[${bound.address}]` : bound.address, port: bound.port };
 }

@@ -1,7 +1,10 @@
 // An HTTP (or any) server on a Unix socket that only this user can reach: the folder is made
 // 0700 when missing and refused when others can write it, a leftover socket is removed only
 // when nothing accepts on it, and the socket is born 0600 (umask around the synchronous bind).
+// At close the path is removed only while it is still this server's socket (the device and
+// inode recorded at bind): a newer server's socket at the same path is left alone.
 
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -57,14 +60,12 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
   fs.unlinkSync(socketPath);
 }
 
-export async function listenPrivately(server: net.Server, socketPath: string): Promise<void> {
-  preparePrivateFolder(socketPath);
-  await clearStaleSocket(socketPath);
-  await new Promise<void>((resolve, reject) => {
+function bind(server: net.Server, at: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     const previous = process.umask(0o177); // bind() runs synchronously inside listen(): born 0600
     try {
-      server.listen(socketPath, () => {
+      server.listen(at, () => {
         server.off('error', reject);
         resolve();
       });
@@ -72,6 +73,42 @@ export async function listenPrivately(server: net.Server, socketPath: string): P
       process.umask(previous);
     }
   });
+}
+
+// Listens on `socketPath`; returns what removes the socket file, only while it is still the one
+// bound here (also run when the server closes). The socket is bound under a short private name
+// in the same folder and then hard-linked to `socketPath`: libuv unlinks the name it bound when
+// the server closes, and that must never be `socketPath`, which may by then be a newer server's.
+// (When the folder is so deep that even that name would pass the sun_path limit, the socket is
+// bound at `socketPath` itself, as before.)
+export async function listenPrivately(server: net.Server, socketPath: string): Promise<() => void> {
+  preparePrivateFolder(socketPath);
+  await clearStaleSocket(socketPath);
+  const bindName = path.join(path.dirname(socketPath), `.zodex-${randomBytes(4).toString('hex')}`);
+  if (Buffer.byteLength(bindName) > MAX_SOCKET_PATH_BYTES) {
+    await bind(server, socketPath);
+  } else {
+    await bind(server, bindName);
+    try {
+      fs.linkSync(bindName, socketPath); // never replaces: a socket that appeared meanwhile wins
+    } catch (error) {
+      server.close();
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
+      throw error;
+    } finally {
+      fs.rmSync(bindName, { force: true });
+    }
+  }
   fs.chmodSync(socketPath, 0o600);
-  server.once('close', () => fs.rmSync(socketPath, { force: true }));
+  const bound = fs.lstatSync(socketPath);
+  const remove = () => {
+    try {
+      const now = fs.lstatSync(socketPath);
+      if (now.dev === bound.dev && now.ino === bound.ino) fs.unlinkSync(socketPath);
+    } catch {
+      // already gone
+    }
+  };
+  server.once('close', remove);
+  return remove;
 }

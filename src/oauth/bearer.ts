@@ -1,12 +1,13 @@
 // Checking the bearer token of an MCP request: the static token (--auth-token-file), or an
-// access token this server issued, unexpired, of a grant not revoked, and bound to this very
-// resource (RFC 8707: a token for another zodexd's URL is refused). Refusals are 401 with the
+// access token this server issued, unexpired, of a grant not revoked, bound to this very
+// resource and issued by this very zodexd (RFC 8707: its listener is the audience, so a token of
+// another zodexd on the same state dir is refused whatever Host the request names). Refusals are 401 with the
 // challenge that leads a client to the metadata (RFC 9728 §5.1); a broken store refuses too.
 
 import { sameSecret } from '../net/secret.js';
 import type { OAuthStore } from '../store/oauth.js';
 import { hashSecret } from './secrets.js';
-import { bearerChallenge, type Endpoints } from './urls.js';
+import { audienceProblem, bearerChallenge, type Endpoints } from './urls.js';
 
 export type BearerVerdict = { ok: true; grantId?: string } | { ok: false; status: number; body: string; headers: Record<string, string> };
 
@@ -20,6 +21,7 @@ export class BearerCheck {
     private readonly staticToken: string | undefined,
     private readonly now: () => number,
     private readonly log: (message: string) => void,
+    private readonly audience: () => string | undefined, // this zodexd's listener (context.ts)
   ) {}
 
   check(authorization: string | undefined, at: Endpoints): BearerVerdict {
@@ -39,6 +41,8 @@ export class BearerCheck {
     if (row.grant.revokedAt !== null) return this.refuse(at, 'the grant of this access token was revoked', 'invalid_token');
     if (row.expiresAt <= now) return this.refuse(at, 'the access token expired; refresh it', 'invalid_token');
     if (row.grant.resource !== at.resource) return this.refuse(at, `the access token is for ${row.grant.resource}, not for ${at.resource}`, 'invalid_token');
+    const other = audienceProblem(row.grant.audience, this.audience());
+    if (other) return this.refuse(at, `the access token ${other}`, 'invalid_token');
     if ((this.touched.get(row.grantId) ?? 0) + TOUCH_EVERY_MS <= now) {
       this.touched.set(row.grantId, now);
       try {

@@ -2,7 +2,9 @@
 // with --oauth). handle() answers the OAuth paths: RFC 9728 resource metadata (root and /mcp
 // forms), RFC 8414 server metadata, authorize + the operator's decision, token, RFC 7591
 // register; authenticate() checks an MCP request's bearer token. Transport calls both, after its
-// Host/Origin rules and before its 404.
+// Host/Origin rules and before its 404. A grant this server accepted that gets revoked (here, by
+// `zodex oauth revoke` or a Liveboard: the watcher reads the state database) is told to
+// onRevoked's listeners, which end its sessions and kill its commands.
 
 import type http from 'node:http';
 import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../net/browser.js';
@@ -31,6 +33,9 @@ export function issuePairingCode(store: OAuthStore, now: number): string {
 const MAX_BODY_BYTES = 64 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
+// How often the grants in use are checked for a revocation made elsewhere (a cheap read unless
+// the database changed): a revoked client's commands end within about this long.
+export const REVOCATION_CHECK_MS = 1_000;
 
 export interface OAuthOptions {
   store: OAuthStore; // owned from now on: close() closes it
@@ -47,8 +52,12 @@ export interface OAuthOptions {
 }
 
 export interface OAuth {
+  // The listener this zodexd bound ('tcp:HOST:PORT' or 'unix:PATH'): the audience of its tokens.
+  listening(audience: string): void;
   handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
   authenticate(req: http.IncomingMessage): BearerVerdict;
+  // Called with each grant whose tokens this server accepted, once it is revoked.
+  onRevoked(listener: (grantId: string) => void): void;
   close(): void;
 }
 
@@ -56,6 +65,10 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
   res.writeHead(status, { ...SECURITY_HEADERS, Pragma: 'no-cache', 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...headers });
   res.end(res.req?.method === 'HEAD' ? undefined : body);
 }
+
+// Where a request came from, for the per-source bounds: its peer address ('unix' on a socket,
+// where every peer is this user's; behind a tunnel every client is the tunnel's address).
+const sourceOf = (req: http.IncomingMessage) => req.socket.remoteAddress ?? 'unix';
 
 const sendJson = (res: http.ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) => sendJson(res, status, { error, error_description: description });
@@ -67,17 +80,25 @@ function sendHtml(res: http.ServerResponse, status: number, render: (nonce: stri
 
 export function createOAuth(options: OAuthOptions): OAuth {
   const now = options.now ?? Date.now;
+  const inUse = new Set<string>(); // grants whose access tokens this server accepted
+  const listeners = new Set<(grantId: string) => void>();
+  const ended = (grantId: string) => {
+    if (!inUse.delete(grantId)) return;
+    for (const listener of listeners) listener(grantId);
+  };
   const context: OAuthContext = {
     store: options.store,
     clients: { store: options.store, allowLoopbackDocuments: options.allowLoopbackClientDocuments, fetch: options.fetch ?? fetch, now },
     now,
     log: options.log,
+    audience: undefined,
     accessTokenTtlMs: options.accessTokenTtlMs,
     secrets: options.secrets,
     pending: new Map(),
     codes: new Map(),
+    revoked: ended,
   };
-  const bearer = new BearerCheck(options.store, options.staticToken, now, options.log);
+  const bearer = new BearerCheck(options.store, options.staticToken, now, options.log, () => context.audience);
   const pruner = setInterval(() => {
     try {
       options.store.prune(now());
@@ -86,6 +107,19 @@ export function createOAuth(options: OAuthOptions): OAuth {
     }
   }, PRUNE_EVERY_MS);
   pruner.unref();
+  let watchFailed = false;
+  const watcher = setInterval(() => {
+    if (inUse.size === 0) return;
+    try {
+      if (options.store.changedElsewhere()) for (const grantId of options.store.revokedAmong(inUse)) ended(grantId);
+      watchFailed = false;
+    } catch (error) {
+      // Tokens are refused meanwhile (the bearer check fails closed); said once per failure spell.
+      if (!watchFailed) options.log(`oauth: cannot check the grants for revocations: ${(error as Error).message}`);
+      watchFailed = true;
+    }
+  }, REVOCATION_CHECK_MS);
+  watcher.unref();
   const at = (req: http.IncomingMessage): Endpoints | undefined => {
     const base = baseOf(req.headers.host, options.publicOrigin);
     return base === undefined ? undefined : endpoints(base);
@@ -97,8 +131,11 @@ export function createOAuth(options: OAuthOptions): OAuth {
     [PATHS.serverMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, authorizationServerMetadata(where)) },
     [PATHS.authorize]: {
       method: 'GET',
-      run: async (_req, res, where, url) => {
-        const outcome = await authorize(url.searchParams, where, context);
+      run: async (req, res, where, url) => {
+        // A HEAD (a link preview, a crawler) asks nothing of anyone: no request, no pairing code,
+        // no metadata document fetched.
+        if (req.method === 'HEAD') return send(res, 200, 'text/html; charset=utf-8', '');
+        const outcome = await authorize(url.searchParams, where, context, sourceOf(req));
         if (outcome.kind === 'redirect') return send(res, 302, 'text/plain; charset=utf-8', 'Found\n', { Location: outcome.location });
         if (outcome.kind === 'error-page') return sendHtml(res, outcome.status, (nonce) => renderErrorPage(outcome.message, nonce));
         sendHtml(res, 200, (nonce) => renderApprovalPage(outcome.request, nonce));
@@ -107,12 +144,22 @@ export function createOAuth(options: OAuthOptions): OAuth {
     [PATHS.decision]: {
       method: 'POST',
       run: async (req, res, where, url) => {
-        const request = context.pending.get(url.searchParams.get('request') ?? '');
-        if (!request || request.expiresAt <= now()) return sendJson(res, 404, { error: 'this authorization request is unknown or expired; start again from the client' });
+        const id = url.searchParams.get('request') ?? '';
+        const waiting = () => {
+          const request = context.pending.get(id);
+          return request && request.expiresAt > now() ? request : undefined;
+        };
+        const gone = () => sendJson(res, 404, { error: 'this authorization request is unknown or expired; start again from the client' });
+        const request = waiting();
+        if (!request) return gone();
         const verdict = checkPagePost(req.headers, where.base, { header: APPROVAL_CSRF_HEADER, token: request.csrf, page: 'approval' });
         if (!verdict.ok) return sendJson(res, verdict.status, { error: verdict.body.trim() });
         const body = await readJson(req);
         if (!body.ok) return sendJson(res, body.status, { error: body.message });
+        // Looked up again once the body is here, and decided in the same turn: a decision that was
+        // in flight meanwhile (a fifth wrong code, an approval) has ended the request, and this one
+        // must not count a sixth attempt or mint a second grant.
+        if (waiting() !== request) return gone();
         const outcome = decide(request, body.value, context);
         sendJson(res, outcome.status, outcome.body);
       },
@@ -134,7 +181,7 @@ export function createOAuth(options: OAuthOptions): OAuth {
         const body = await readJson(req);
         if (!body.ok) return oauthError(res, body.status === 413 ? 413 : 400, 'invalid_client_metadata', body.message);
         try {
-          sendJson(res, 201, registerClient(options.store, body.value, now()));
+          sendJson(res, 201, registerClient(options.store, body.value, now(), sourceOf(req)));
         } catch (error) {
           if (!(error instanceof ClientError)) throw error;
           oauthError(res, 400, error.error, error.message);
@@ -144,6 +191,9 @@ export function createOAuth(options: OAuthOptions): OAuth {
   };
 
   return {
+    listening(audience) {
+      context.audience = audience;
+    },
     async handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://zodex.invalid');
       const route = Object.hasOwn(routes, url.pathname) ? routes[url.pathname] : undefined;
@@ -163,10 +213,16 @@ export function createOAuth(options: OAuthOptions): OAuth {
     authenticate(req) {
       const where = at(req);
       if (!where) return { ok: false, status: 400, body: 'Bad Request: no usable Host header\n', headers: {} };
-      return bearer.check(req.headers.authorization, where);
+      const verdict = bearer.check(req.headers.authorization, where);
+      if (verdict.ok && verdict.grantId !== undefined) inUse.add(verdict.grantId);
+      return verdict;
+    },
+    onRevoked(listener) {
+      listeners.add(listener);
     },
     close() {
       clearInterval(pruner);
+      clearInterval(watcher);
       context.pending.clear();
       context.codes.clear();
       options.store.close();

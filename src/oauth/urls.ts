@@ -35,6 +35,14 @@ export function endpoints(base: string): Endpoints {
   return { base, issuer: base, resource: `${base}${MCP_PATH}`, resourceMetadata: `${base}${PATHS.resourceMetadataForMcp}` };
 }
 
+// Why a grant of `audience` is not for this zodexd (`own`), or undefined when it is. Every zodexd
+// of a user shares one state dir, so a token must name the server that issued it: its listener,
+// never what a request's Host header says (RFC 8707 §2; MCP: accept only tokens issued for itself).
+export function audienceProblem(audience: string | null, own: string | undefined): string | undefined {
+  if (audience === null) return 'was issued before zodexd bound each token to the server that issued it';
+  return own !== undefined && audience === own ? undefined : 'was issued by another zodexd sharing this state directory, not by this one';
+}
+
 // RFC 9728 §2.
 export function protectedResourceMetadata(at: Endpoints): Record<string, unknown> {
   return {

@@ -110,6 +110,12 @@ export class Conversation {
 
   close(): void {
     this.runtime.engine.closeOwner(this.id);
+    this.forget();
+  }
+
+  // Ends the agent's record only, its commands left alone: an idle 2026-07-28 agent forgotten
+  // while the exit of a command it started is still to be reported on its handle.
+  forget(): void {
     if (this.agent !== undefined) this.runtime.store.endAgent(this.agent);
   }
 }

@@ -37,3 +37,14 @@ export const OAUTH_TABLES_SQL = `
     used_at    INTEGER
   );
 `;
+
+// Migration 4: the zodexd a grant's tokens are for. Every zodexd of a user shares one state dir;
+// a token names its audience (RFC 8707) by the listener of the zodexd that issued it
+// ('tcp:127.0.0.1:7391', 'unix:/run/…/mcp.sock'), never by a request's Host header. Grants made
+// before have none, and their tokens are refused (authorize again). And where each registration
+// came from (the peer address, 'unix' on a socket), so that one source's registrations are
+// bounded without refusing anyone else's.
+export const OAUTH_AUDIENCE_SQL = `
+  ALTER TABLE oauth_grants ADD COLUMN audience TEXT;
+  ALTER TABLE oauth_clients ADD COLUMN source TEXT;
+`;

@@ -22,6 +22,7 @@ export interface OAuthGrant {
   clientName: string;
   redirectUri: string;
   resource: string;
+  audience: string | null; // the listener of the zodexd that issued it (null: made before audiences)
   scope: string;
   createdAt: number;
   usedAt: number | null;
@@ -47,6 +48,7 @@ function grantOf(row: Row): OAuthGrant {
     clientName: String(row.client_name),
     redirectUri: String(row.redirect_uri),
     resource: String(row.resource),
+    audience: row.audience === null || row.audience === undefined ? null : String(row.audience),
     scope: String(row.scope),
     createdAt: Number(row.created_at),
     usedAt: n(row.used_at),
@@ -56,6 +58,8 @@ function grantOf(row: Row): OAuthGrant {
 }
 
 export class OAuthStore {
+  private dataVersion: number | undefined;
+
   constructor(readonly db: Database) {}
 
   static open(stateDir: string, options: { mustExist?: boolean } = {}): OAuthStore {
@@ -83,21 +87,38 @@ export class OAuthStore {
     };
   }
 
-  // Registered clients that never got a grant and are older than `before` are forgotten.
+  // Clients that never got a grant and are older than `before` are forgotten (registrations, and
+  // metadata documents an older zodexd stored at each authorization request).
   pruneClients(before: number): number {
+    return this.db.prepare('DELETE FROM oauth_clients WHERE created_at < ? AND client_id NOT IN (SELECT client_id FROM oauth_grants)').run(before).changes;
+  }
+
+  // Registers a client from `source` in one IMMEDIATE transaction (every zodexd of the user shares
+  // the file): when `source` already has perSource registrations never approved, or all sources
+  // together `total` registrations, the oldest registration never approved (of that source, else
+  // of any) is forgotten to make room. False when every registration was approved (nothing to
+  // forget); then nothing is written.
+  registerWithin(client: OAuthClient, source: string, limits: { perSource: number; total: number }): boolean {
+    const unapproved = `kind = 'registered' AND client_id NOT IN (SELECT client_id FROM oauth_grants)`;
+    const count = (sql: string, ...args: unknown[]) => Number((this.db.prepare(sql).get(...args) as Row).n);
+    const forgetOldest = (where: string, ...args: unknown[]) =>
+      this.db.prepare(`DELETE FROM oauth_clients WHERE client_id = (SELECT client_id FROM oauth_clients WHERE ${where} ORDER BY created_at, rowid LIMIT 1)`).run(...args).changes === 1;
     return this.db
-      .prepare(`DELETE FROM oauth_clients WHERE kind = 'registered' AND created_at < ? AND client_id NOT IN (SELECT client_id FROM oauth_grants)`)
-      .run(before).changes;
+      .transaction(() => {
+        if (count(`SELECT count(*) AS n FROM oauth_clients WHERE ${unapproved} AND source = ?`, source) >= limits.perSource) forgetOldest(`${unapproved} AND source = ?`, source);
+        else if (count(`SELECT count(*) AS n FROM oauth_clients WHERE kind = 'registered'`) >= limits.total && !forgetOldest(unapproved)) return false;
+        this.db
+          .prepare('INSERT INTO oauth_clients (client_id, kind, client_name, redirect_uris, created_at, source) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(client.clientId, client.kind, client.clientName, JSON.stringify(client.redirectUris), client.createdAt, source);
+        return true;
+      })
+      .immediate();
   }
 
-  countClients(kind: OAuthClientKind): number {
-    return Number((this.db.prepare('SELECT count(*) AS n FROM oauth_clients WHERE kind = ?').get(kind) as Row).n);
-  }
-
-  createGrant(grant: Omit<OAuthGrant, 'usedAt' | 'revokedAt' | 'revokedWhy'>): void {
+  createGrant(grant: Omit<OAuthGrant, 'usedAt' | 'revokedAt' | 'revokedWhy' | 'audience'> & { audience: string }): void {
     this.db
-      .prepare('INSERT INTO oauth_grants (id, client_id, client_name, redirect_uri, resource, scope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(grant.id, grant.clientId, grant.clientName, grant.redirectUri, grant.resource, grant.scope, grant.createdAt);
+      .prepare('INSERT INTO oauth_grants (id, client_id, client_name, redirect_uri, resource, audience, scope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(grant.id, grant.clientId, grant.clientName, grant.redirectUri, grant.resource, grant.audience, grant.scope, grant.createdAt);
   }
 
   grant(id: string): OAuthGrant | undefined {
@@ -119,6 +140,21 @@ export class OAuthStore {
         return changed === 1;
       })
       .immediate();
+  }
+
+  // Which of `ids` are revoked (by this process, `zodex oauth revoke` or a Liveboard).
+  revokedAmong(ids: Iterable<string>): string[] {
+    const rows = this.db.prepare('SELECT id FROM oauth_grants WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...ids])) as Row[];
+    return rows.map((row) => String(row.id));
+  }
+
+  // Whether another connection (another process, the Liveboard's) committed since the last call:
+  // SQLite's data_version, one cheap read, so a watcher queries only after a change.
+  changedElsewhere(): boolean {
+    const version = Number(this.db.pragma('data_version', { simple: true }));
+    const changed = version !== this.dataVersion;
+    this.dataVersion = version;
+    return changed;
   }
 
   touchGrant(id: string, at: number): void {

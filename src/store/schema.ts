@@ -4,7 +4,7 @@
 
 import type { Database } from 'better-sqlite3';
 import { StoreError } from './errors.js';
-import { OAUTH_TABLES_SQL } from './oauth-schema.js';
+import { OAUTH_AUDIENCE_SQL, OAUTH_TABLES_SQL } from './oauth-schema.js';
 
 export interface Migration {
   version: number; // 1, 2, … in order, no gaps
@@ -125,6 +125,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'OAuth clients, grants, token hashes, pairing codes',
     sql: OAUTH_TABLES_SQL,
+  },
+  {
+    version: 4,
+    name: 'OAuth: the zodexd each grant is for, where each registration came from',
+    sql: OAUTH_AUDIENCE_SQL,
   },
 ];
 

@@ -32,6 +32,8 @@ export function writeStdinInput(limits: SchemaLimits) {
       .describe('true: kill the command and everything it started (SIGKILL to all its descendants, daemons that left with setsid included); the result reports "killed".'),
     since_offset: z
       .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
+      // A whole number beyond what a double holds exactly is past the end of any stream, not invalid.
+      .max(Number.MAX_SAFE_INTEGER, { error: (issue) => `SINCE_OFFSET_AHEAD: since_offset ${String(issue.input)} is past the end of the stream: pass the output_offset of an earlier result`, abort: true })
       .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
       .nonnegative('SINCE_OFFSET_INVALID: `since_offset` must be 0 or more: the output_offset of an earlier result')
       .optional()

@@ -4,6 +4,7 @@
 
 import type http from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../errors.js';
 import type { Conversation } from './conversations.js';
 import type { Log } from '../log.js';
 
@@ -23,7 +24,7 @@ export function cancelOnDrop(res: http.ServerResponse, conversation: Conversatio
   res.once('close', () => {
     if (res.writableFinished) return;
     for (const requestId of ids) {
-      log(`session ${conversation.id}: the connection of request ${JSON.stringify(requestId).slice(0, 40)} closed before its answer; cancelling it`, { session: conversation.id, request: requestId });
+      log(`session ${conversation.id}: the connection of request ${typeof requestId === 'number' ? requestId : quote(requestId, 40)} closed before its answer; cancelling it`, { session: conversation.id, request: requestId });
       conversation.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
     }
   });

@@ -9,7 +9,6 @@
 // instead (modern/classify.ts decides, modern/http.ts answers), behind the same guardrails.
 
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -64,6 +63,9 @@ export interface HttpServing extends Serving {
   readonly sessions: number; // 2025-11-25 sessions open (and opening)
   // From now on newcomers get 503; resolves once no call is in flight, or after ms.
   drain(reason: string, ms: number): Promise<void>;
+  // Closes every session `principal` opened (a revoked grant): their calls in flight are
+  // cancelled and their commands killed. Returns how many sessions were open.
+  endPrincipal(principal: string): number;
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
@@ -211,6 +213,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   server.keepAliveTimeout = 5_000;
 
   const address = await listenOn(server, options.listen);
+  oauth?.listening(address.socketPath ? `unix:${address.socketPath}` : `tcp:${address.host}:${address.port}`);
   if (!policy.loopbackBind) {
     log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
     if (!policy.token && !oauth) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
@@ -247,6 +250,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       }
       return settled(ms);
     },
+    endPrincipal(principal) {
+      const ending = conversations.values().filter((conversation) => conversation.principal === principal);
+      for (const conversation of ending) void conversation.close();
+      return ending.length;
+    },
     close() {
       closing ??= (async () => {
         draining = true;
@@ -258,7 +266,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         options.modern?.close();
         server.close();
         server.closeAllConnections();
-        if (address.socketPath) fs.rmSync(address.socketPath, { force: true });
+        address.removeSocket?.();
       })();
       return closing;
     },

@@ -154,7 +154,7 @@ requirement('oauth.full-flow-modern', async ({ browser }) => {
     const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo authorized-in-2026', workdir: os.tmpdir() } });
     expect(JSON.stringify(result.structuredContent)).toContain('authorized-in-2026');
     // The calls went as 2026-07-28 requests (zodexd logs each modern client once).
-    expect(srv.server.stderr()).toContain('MCP 2026-07-28 request from zodex-conformance 1.0.0 (server/discover)');
+    expect(srv.server.stderr()).toContain('MCP 2026-07-28 request from "zodex-conformance 1.0.0" ("server/discover")');
   });
 });
 

@@ -4,14 +4,15 @@
 // started here is stopped, and its scratch state dir removed, by stopOAuthServers() (specs call
 // it after each test, so a test that times out leaves nothing behind either).
 
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { modernHeaders } from './modern.js';
 import { INITIALIZE, MCP_HEADERS, rawRequest, type RawResponse } from './raw-http.js';
-import { stopServer, ZODEXD, type ManagedServer } from './target.js';
+import { REPO_ROOT, stopServer, ZODEXD, type ManagedServer } from './target.js';
 
 export const REDIRECT = 'http://127.0.0.1:9/callback'; // never dialled: the tests read the redirect
 const PAIRING = /pairing code ([0-9A-Z]{5}-[0-9A-Z]{5})/g;
@@ -108,6 +109,9 @@ export async function withOAuth(args: string[], body: (srv: OAuthServer) => Prom
   }
 }
 
+// `zodex oauth ARGS` on the server's state dir (the operator's side: pair, clients, revoke).
+export const oauthCli = (srv: OAuthServer, ...args: string[]) => promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'oauth', ...args, '--state-dir', srv.stateDir]);
+
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
@@ -127,8 +131,8 @@ export interface Opened {
   requestId: string | undefined;
 }
 
-export async function openAuthorization(srv: OAuthServer, params: Record<string, string>): Promise<Opened> {
-  const response = await srv.request(`/oauth/authorize?${new URLSearchParams(params)}`);
+export async function openAuthorization(srv: OAuthServer, params: Record<string, string>, options: Parameters<OAuthServer['request']>[1] = {}): Promise<Opened> {
+  const response = await srv.request(`/oauth/authorize?${new URLSearchParams(params)}`, options);
   const meta = (name: string) => new RegExp(`<meta name="${name}" content="([^"]+)">`).exec(response.body)?.[1];
   return { response, csrf: meta('zodex-approval'), requestId: meta('zodex-request') };
 }

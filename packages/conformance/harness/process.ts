@@ -1,4 +1,4 @@
-// Running zodexd as a plain process, for tests of its command line.
+// Running zodexd as a plain process, for tests of its command line; whether a process lives.
 
 import { spawn } from 'node:child_process';
 import { ZODEXD } from './target.js';
@@ -13,4 +13,14 @@ export function runZodexd(args: string[], env: Record<string, string> = {}): Pro
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end();
   });
+}
+
+// Whether a process of this number exists (signal 0 checks without sending anything).
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -9,13 +9,15 @@ export interface RawResponse {
   body: string;
 }
 
-// `socketPath`: send it over that Unix socket instead (the URL still gives path and Host).
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; socketPath?: string } = {}): Promise<RawResponse> {
+// `socketPath`: send it over that Unix socket instead (the URL still gives path and Host);
+// `localAddress`: send it from that address (127.0.0.2 …: another source on loopback).
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; socketPath?: string; localAddress?: string } = {}): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
         ...(options.socketPath ? { socketPath: options.socketPath } : { host: target.hostname.replace(/^\[(.*)\]$/, '$1'), port: target.port }),
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
         path: target.pathname + target.search,
         method: options.method ?? 'GET',
         headers: options.headers,

@@ -1,6 +1,7 @@
 // Lifecycles: the server ends, by stdin closing or a signal, and takes every command with it.
 
 import { expect, requirement } from '../harness/fixtures.js';
+import { alive } from '../harness/process.js';
 import type { Zodex } from '../harness/zodex.js';
 
 // Starts a command whose process tree (child, grandchild, a setsid daemon) reports its pids.
@@ -12,15 +13,6 @@ async function startTree(z: Zodex): Promise<number[]> {
   const pids = (await z.sh(`cat pid1 pid2 pid3`, dir)).trim().split('\n').map(Number);
   expect(pids).toHaveLength(3);
   return pids;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 requirement('lifecycle.stdin-close', async ({ zodex }) => {

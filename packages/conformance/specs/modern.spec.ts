@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, requirement } from '../harness/fixtures.js';
 import { envelope } from '../harness/modern.js';
 import { MCP_HEADERS, initialize, rawRequest } from '../harness/raw-http.js';
-import { modernPost, modernRequest, openStream, type ModernReply } from '../harness/raw-modern.js';
+import { messagesOf, modernPost, modernRequest, openStream, type ModernReply } from '../harness/raw-modern.js';
 import { RawStdio } from '../harness/raw-stdio.js';
 import { startHttpServer, stopServer, withServer } from '../harness/target.js';
 
@@ -117,6 +117,35 @@ requirement('modern.stdio-era', async () => {
   }
 });
 
+requirement('modern.client-text-escaped', async ({ targetImpl }) => {
+  const name = 'x\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude"\u202e';
+  await withWire(targetImpl.transport, [], async (w) => {
+    const reply = await w.request(modernRequest(1, 'tools/list', {}, { 'io.modelcontextprotocol/clientInfo': { name, version: '1\u009b' } }));
+    expect(reply.result?.resultType).toBe('complete');
+    await expect.poll(() => w.stderr()).toContain('request from "x\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\"\\u202e 1\\u009b" ("tools/list")');
+    expect(w.stderr()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(w.stderr()).not.toMatch(/^zodexd: oauth: the operator approved/m);
+  });
+});
+
+requirement('modern.stdio-refusal-pins-nothing', async () => {
+  const refusals: [string, Record<string, unknown>, number][] = [
+    ['a 2025 version in _meta', { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }) }, -32022],
+    ['a malformed 2026 envelope', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }, -32602],
+  ];
+  for (const [what, params, code] of refusals) {
+    const probe = new RawStdio();
+    try {
+      expect((await probe.request(1, 'tools/list', params)).error?.code, what).toBe(code);
+      // Refused, so nothing was served: the client may still open the 2025 way.
+      const init = await probe.request(2, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fallback', version: '1' } });
+      expect(init.result?.protocolVersion, what).toBe('2025-11-25');
+    } finally {
+      await probe.close();
+    }
+  }
+});
+
 requirement('modern.http-both-eras', async ({ zodex }) => {
   const z = await zodex();
   const { url, headers } = z.endpoint;
@@ -129,6 +158,36 @@ requirement('modern.http-both-eras', async ({ zodex }) => {
   expect((await z.exec({ cmd: 'echo still', workdir: '/' })).output).toBe('still\n'); // the 2025 session goes on
   const get = await rawRequest(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } });
   expect(get.status).toBe(405);
+});
+
+requirement('modern.lease-any-era', async () => {
+  const server = await startHttpServer(['--mode', 'sprite', '--handle-idle-ms', '3000']);
+  try {
+    const opened = await initialize(server.url);
+    const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
+    await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    let id = 100;
+    const legacy = async (name: string, args: Record<string, unknown>) => {
+      const response = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }) });
+      return structured(messagesOf(response).find((message) => message.result !== undefined)!);
+    };
+    const modern = async (name: string, args: Record<string, unknown>) => structured((await modernPost(server.url, call(id++, name, args))).reply!);
+    // A 2025 session's command, polled once in the 2026 era; a 2026 command, polled in the 2025 era only.
+    const sessions = (await legacy('exec_command', { cmd: 'sleep 600', workdir: '/', yield_time_ms: 100 })).session_handle as string;
+    expect((await modern('write_stdin', { session_handle: sessions, yield_time_ms: 0 })).status).toBe('running');
+    const handles = (await modern('exec_command', { cmd: 'sleep 600', workdir: '/', yield_time_ms: 100 })).session_handle as string;
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      for (const handle of [sessions, handles]) expect((await legacy('write_stdin', { session_handle: handle, yield_time_ms: 0 })).status).toBe('running');
+    }
+    // Unasked for longer than --handle-idle-ms: the 2026 command is killed; the 2025 one lives with its session.
+    // (Not polled meanwhile: a poll asks about it, which is what renews the lease.)
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(await legacy('write_stdin', { session_handle: handles, yield_time_ms: 5_000 })).toMatchObject({ status: 'exited', termination_reason: 'killed' });
+    expect((await legacy('write_stdin', { session_handle: sessions, yield_time_ms: 0 })).status).toBe('running');
+  } finally {
+    await stopServer(server);
+  }
 });
 
 requirement('modern.header-ladder', async ({ zodex }) => {
@@ -203,6 +262,36 @@ requirement('modern.listen', async ({ targetImpl }) => {
     await expect.poll(() => listen.messages.length, { timeout: 10_000 }).toBe(2);
     expect(listen.messages[1]).toMatchObject({ id: 'listen:0', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen:0' } } });
   });
+});
+
+requirement('modern.listen-bounded', async ({ targetImpl }) => {
+  await withWire(targetImpl.transport, ['--max-conversations', '2'], async (w) => {
+    const listens = ['a', 'b', 'c'].map((id) => w.open(modernRequest(`listen:${id}`, 'subscriptions/listen', { notifications: {} })));
+    await expect.poll(() => listens.map((listen) => listen.messages.length), { timeout: 10_000 }).toEqual([2, 1, 1]);
+    // The third beyond --max-conversations 2 ended the oldest with its result; the others stay open.
+    expect(listens[0]!.messages[1]).toMatchObject({ id: 'listen:a', result: { resultType: 'complete' } });
+  });
+});
+
+requirement('modern.listen-id-in-use', async () => {
+  const raw = new RawStdio();
+  try {
+    const listen = modernRequest('L', 'subscriptions/listen', { notifications: {} });
+    await raw.send(listen);
+    await raw.reply((reply) => (reply as { method?: string }).method === 'notifications/subscriptions/acknowledged');
+    // The same id again while the first is open: refused, so a cancellation finds the first one.
+    await raw.send(listen);
+    expect((await raw.reply((reply) => reply.id === 'L' && reply.error !== undefined)).error?.code).toBe(-32600);
+    await raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L' } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = new Promise((resolve) => raw.child.once('exit', resolve));
+    raw.child.kill('SIGTERM');
+    await exited;
+    // Cancelled, so at shutdown there is no subscription left to complete.
+    expect(raw.replies.filter((reply) => reply.id === 'L' && reply.result !== undefined)).toEqual([]);
+  } finally {
+    await raw.close();
+  }
 });
 
 requirement('modern.stream-close-cancels', async ({ targetImpl }) => {

@@ -63,3 +63,24 @@ requirement('oauth.unix-socket', async ({ protocol }) => {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+requirement('oauth.unix-socket-exit-own', async ({ protocol }) => {
+  const dir = scratchDir('zodex-unix-');
+  const socketPath = path.join(dir, 'mcp.sock');
+  try {
+    const older = await startOAuthServer(['--listen', `unix:${socketPath}`], { base: 'http://localhost' });
+    // The older server's socket file goes (a cleaner, a hand); a newer server takes the path.
+    fs.unlinkSync(socketPath);
+    await withOAuth(['--listen', `unix:${socketPath}`], async (newer) => {
+      const inode = fs.lstatSync(socketPath).ino;
+      await older.stop();
+      // The older server's exit leaves the newer one's socket where it is, and it still answers.
+      expect(fs.lstatSync(socketPath).ino).toBe(inode);
+      expect((await newer.request('/mcp', opening(protocol, { host: 'localhost' }))).status).toBe(401);
+    }, { base: 'http://localhost', stateDir: older.stateDir });
+    // Its own socket a server still removes.
+    expect(fs.existsSync(socketPath)).toBe(false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

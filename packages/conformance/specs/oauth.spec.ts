@@ -5,12 +5,10 @@
 // /mcp is asked in the project's era (http: 2025-11-25, http-modern: 2026-07-28, harness/oauth-era);
 // --public-url and --listen unix: are in oauth-tunnel.spec.ts.
 
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect, requirement, test } from '../harness/fixtures.js';
 import {
   approvedCode,
@@ -19,6 +17,7 @@ import {
   grantTokens,
   json,
   mcpStatus,
+  oauthCli,
   openAuthorization,
   pkce,
   REDIRECT,
@@ -33,14 +32,11 @@ import { endpoint, opening, toolCaller } from '../harness/oauth-era.js';
 import { MCP_HEADERS, rawRequest } from '../harness/raw-http.js';
 import { REPO_ROOT, startHttpServer, stopServer } from '../harness/target.js';
 
-const run = promisify(execFile);
-const ZODEX_CLI = path.join(REPO_ROOT, 'dist/cli/zodex.js');
 const STATIC_TOKEN = 'static-token-0123456789abcdef';
 
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(stopOAuthServers);
 
-const oauthCli = (srv: OAuthServer, ...args: string[]) => run(process.execPath, [ZODEX_CLI, 'oauth', ...args, '--state-dir', srv.stateDir]);
 
 requirement('oauth.discovery', async ({ protocol }) => {
   const status = endpoint(protocol);
@@ -258,9 +254,14 @@ requirement('oauth.refresh-rotation', async ({ protocol }) => {
     expect(rotated.body.refresh_token).not.toBe(refreshToken);
     const newAccess = rotated.body.access_token as string;
     expect((await status(srv, newAccess)).status).toBe(200);
-    // The old refresh token again: a thief or a replay. The whole grant goes.
+    // The old refresh token again at once: a parallel refresh, refused, the grant kept.
+    const parallel = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    expect(parallel.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('moments ago') });
+    expect((await status(srv, newAccess)).status).toBe(200);
+    // Again after the 10 s grace: a thief or a replay. The whole grant goes.
+    await new Promise((resolve) => setTimeout(resolve, 10_500));
     const reused = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
-    expect(reused.body.error).toBe('invalid_grant');
+    expect(reused.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('revoked') });
     for (const token of [accessToken, newAccess]) expect((await status(srv, token)).status).toBe(401);
     expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error).toBe('invalid_grant');
     // Only hashes on disk: no token or code in the database files.

@@ -93,6 +93,8 @@ requirement('output.offset', async ({ zodex }) => {
   const ahead = await z.call('write_stdin', { session_handle: handle, since_offset: small.length + 1, yield_time_ms: 0 });
   expect(ahead.isError).toBe(true);
   expect(textOf(ahead)).toMatch(/^SINCE_OFFSET_AHEAD: since_offset 6401 is past the end of the stream \(6400 bytes so far\)/);
+  // However far past the end, even beyond what a double holds exactly.
+  expect(textOf(await z.call('write_stdin', { session_handle: handle, since_offset: 1e20, yield_time_ms: 0 }))).toMatch(/^SINCE_OFFSET_AHEAD: since_offset 100000000000000000000 is past the end/);
   for (const bad of [-1, 1.5, 'x']) {
     const invalid = await z.call('write_stdin', { session_handle: handle, since_offset: bad, yield_time_ms: 0 });
     expect(invalid.isError).toBe(true);

@@ -10,6 +10,7 @@ import { onStopSignals } from '../../app/lifecycle.js';
 import { liveboardBindProblem, parseAllowHost, parseListen, type ListenAddress } from '../../net/address.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { parseFlags } from './format.js';
+import { escapeControls } from '../../errors.js';
 
 // Beside zodexd's default MCP port 7391.
 export const DEFAULT_LIVEBOARD_LISTEN = '127.0.0.1:7392';
@@ -57,7 +58,8 @@ export function parseLiveboardArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
 }
 
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const log = (line: string) => io.stderr(`zodex liveboard: ${line}\n`);
+  // One inert line each, whatever an agent or a client put in it (errors.ts escapeControls).
+  const log = (line: string) => io.stderr(`zodex liveboard: ${escapeControls(line)}\n`);
   const request = parseLiveboardArgs(argv, io.env);
   if (request.kind === 'help') {
     io.stdout(usage);

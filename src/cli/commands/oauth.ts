@@ -18,7 +18,8 @@ The clients zodexd --oauth has approved, from the state database.
   zodex oauth pair              print a one-time pairing code (valid ${PAIRING_CODE_TTL_MS / 60_000} minutes) that approves
                                 one authorization request on the approval page
   zodex oauth clients [--all]   list the grants (approved clients); --all includes revoked ones
-  zodex oauth revoke GRANT_ID   revoke a grant: its access and refresh tokens stop working at once
+  zodex oauth revoke GRANT_ID   revoke a grant: its access and refresh tokens stop working at once,
+                                and zodexd ends its sessions and kills its commands within a second or so
 
   --json              (clients) a JSON array instead of a table
   --state-dir DIR     the state directory (default $XDG_STATE_HOME/zodex)

@@ -23,6 +23,7 @@ import { mkdirpSync } from '../../fsutil.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
 import { onStopSignals } from '../../app/lifecycle.js';
+import { escapeControls } from '../../errors.js';
 
 const require = createRequire(import.meta.url);
 const VERSION: string = (require('../../../package.json') as { version: string }).version;
@@ -190,7 +191,8 @@ function checkStateDir(stateDir: string, user: Account): void {
 // `zodex publisher ARGS`: resolves with the exit code, 0 after a clean SIGINT/SIGTERM stop. Pass
 // process.env as io.env: the token variable is removed from it before anything else starts.
 export async function run(argv: string[], io: CliIo): Promise<number> {
-  const log = (line: string) => io.stderr(`zodex publisher: ${line}\n`);
+  // One inert line each, whatever an agent or a client put in it (errors.ts escapeControls).
+  const log = (line: string) => io.stderr(`zodex publisher: ${escapeControls(line)}\n`);
   const tokenInEnvironment = PUBLISHER_SECRET_ENV.some((name) => io.env[name] !== undefined);
   const request = parsePublisherArgs(argv, io.env);
   if (request.kind === 'help') {

@@ -70,7 +70,7 @@ export class AgentTable {
         const oldest = [...this.table.entries()].filter(([, candidate]) => this.idle(candidate)).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
         if (!oldest) return undefined;
         this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`, { agent: oldest[1].conversation.agentId });
-        this.drop(oldest[0]);
+        this.drop(oldest[0], 'forget');
       }
       entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`, principal), lastUsed: now, inFlight: 0 };
       this.table.set(key, entry);
@@ -87,10 +87,16 @@ export class AgentTable {
     entry.lastUsed = now;
   }
 
-  // Forgets agents unused for longer than idleMs that have no command running.
+  // Forgets every agent of `principal` (a revoked grant), its commands killed.
+  dropPrincipal(principal: string): void {
+    for (const [key, entry] of this.table) if (entry.conversation.principal === principal) this.drop(key);
+  }
+
+  // Forgets agents unused for longer than idleMs that have no command running (a command that
+  // ended still reports its exit to the next call on its handle: it belongs to the handle).
   sweep(idleMs: number, now = Date.now()): void {
     for (const [key, entry] of this.table) {
-      if (now - entry.lastUsed > idleMs && this.idle(entry)) this.drop(key);
+      if (now - entry.lastUsed > idleMs && this.idle(entry)) this.drop(key, 'forget');
     }
   }
 
@@ -98,9 +104,10 @@ export class AgentTable {
     for (const key of [...this.table.keys()]) this.drop(key);
   }
 
-  private drop(key: string): void {
+  // close: its commands are killed too (shutdown, a revoked grant); forget: an idle agent's record only.
+  private drop(key: string, how: 'close' | 'forget' = 'close'): void {
     const entry = this.table.get(key);
     this.table.delete(key);
-    entry?.conversation.close();
+    entry?.conversation[how]();
   }
 }

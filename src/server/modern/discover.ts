@@ -2,7 +2,7 @@
 // with no SDK or zod behind them: the ModernServer answers with them, and so does the stdio front
 // (transport/stdio-front.ts) while the rest of zodexd is still loading.
 
-import { clipText } from '../../errors.js';
+import { quote } from '../../errors.js';
 import { META, SUPPORTED_MODERN_VERSIONS, type Envelope } from './envelope.js';
 
 type Id = string | number;
@@ -34,8 +34,9 @@ export function discoverResponse(info: DiscoverInfo, id: Id) {
 
 // One stderr line per client the first time it speaks this era (at most 100 names in `seen`).
 export function noteClient(seen: Set<string>, envelope: Envelope, method: string, log: (line: string) => void): void {
-  const name = clipText(`${envelope.clientInfo?.name ?? '(no clientInfo)'} ${envelope.clientInfo?.version ?? ''}`.trim(), 100);
+  // Self-reported, so quoted: a name cannot move the operator's cursor or forge a line.
+  const name = envelope.clientInfo === undefined ? '(no clientInfo)' : quote(`${envelope.clientInfo.name} ${envelope.clientInfo.version}`, 100);
   if (seen.has(name) || seen.size >= 100) return;
   seen.add(name);
-  log(`MCP ${envelope.protocolVersion} request from ${name} (${clipText(method, 60)}): serving it without a session`);
+  log(`MCP ${envelope.protocolVersion} request from ${name} (${quote(method, 60)}): serving it without a session`);
 }

@@ -50,6 +50,7 @@ export class ModernServer {
   readonly leases = new HandleLeases();
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
+  private readonly calls = new Map<string, Set<AbortController>>(); // tools/call in flight, by principal
   private readonly clients: Set<string>;
   private readonly sweeper: NodeJS.Timeout;
   // Definitions depend on the flags only: built once, on a conversation that never calls.
@@ -72,13 +73,17 @@ export class ModernServer {
 
   sweep(now = Date.now()): void {
     const { engine, log } = this.runtime;
-    this.leases.sweep(this.options.handleIdleMs, (handle) => {
+    const running = (handle: string) => {
       const session = engine.peek(handle);
-      if (!session || session.hasEnded) return false;
+      return session && !session.hasEnded ? session : undefined;
+    };
+    const kill = (handle: string) => {
+      const session = running(handle);
+      if (!session) return;
       session.kill('killed');
       log(`a command was killed: its session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`, { handle, ...(session.agentId ? { agent: session.agentId } : {}) });
-      return true;
-    }, now);
+    };
+    this.leases.sweep(this.options.handleIdleMs, (handle) => running(handle)?.use, kill, now);
     this.agents.sweep(this.options.handleIdleMs, now);
   }
 
@@ -100,6 +105,15 @@ export class ModernServer {
       default:
         return error(request.id, METHOD_NOT_FOUND, `Method not found: ${clipMethod(request.method)} is not served by this server in protocol ${envelope.protocolVersion} (it serves server/discover, tools/list, tools/call, subscriptions/listen)`);
     }
+  }
+
+  // A revoked grant: its calls in flight are cancelled (an exec_command still in its first wait
+  // kills what it started), its agents forgotten, and every command it started is killed, in
+  // either era. Returns how many commands were running.
+  endPrincipal(principal: string): number {
+    for (const call of this.calls.get(principal) ?? []) call.abort();
+    this.agents.dropPrincipal(principal);
+    return this.runtime.engine.closePrincipal(principal);
   }
 
   // Ends every open subscriptions/listen with its completion result (shutdown).
@@ -129,29 +143,40 @@ export class ModernServer {
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
     const conversation = this.agents.acquire(key, principal);
     if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
-    const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
-    if (params.name === 'write_stdin' && named) this.leases.begin(named);
+    // Cancelled by the client (io.signal), or by the revocation of its grant (endPrincipal).
+    const cancel = new AbortController();
+    const forward = () => cancel.abort();
+    io.signal.addEventListener('abort', forward, { once: true });
+    if (io.signal.aborted) cancel.abort();
+    const inFlight = this.calls.get(principal) ?? new Set<AbortController>();
+    this.calls.set(principal, inFlight.add(cancel));
     try {
       let byName = this.tools.get(conversation);
       if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
-        signal: io.signal,
+        signal: cancel.signal,
         _meta: envelope.meta as CallExtra['_meta'],
         sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
       };
       const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
       const handed = (result.structuredContent as { session_handle?: unknown } | undefined)?.session_handle;
-      if (typeof handed === 'string') this.leases.issued(handed);
+      // Only a command this call started gets a lease: a write_stdin result names the handle it
+      // polled, which may be a 2025 session's command (that one lives with its session).
+      if (params.name === 'exec_command' && typeof handed === 'string') this.leases.issued(handed);
       return ok(this.info, request.id, result as unknown as Record<string, unknown>);
     } finally {
-      if (params.name === 'write_stdin' && named) this.leases.end(named, this.runtime.engine.peek(named)?.hasEnded === false);
       this.agents.release(key);
+      io.signal.removeEventListener('abort', forward);
+      inFlight.delete(cancel);
+      if (inFlight.size === 0) this.calls.delete(principal);
     }
   }
 
   // zodex's tool list never changes and it has no resources or prompts: the subscription is
-  // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown.
+  // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown. At
+  // most maxAgents (--max-conversations) are open: a newcomer ends the oldest with its result.
   private listen(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+    if (this.listeners.size >= this.options.maxAgents) [...this.listeners][0]?.();
     const subscription = { [META.subscriptionId]: request.id };
     io.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: {} } });
     return new Promise((resolve) => {
@@ -177,4 +202,4 @@ function error(id: RequestId, code: number, message: string, data?: unknown): Mo
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-const clipMethod = (method: string) => JSON.stringify(method.length > 80 ? `${method.slice(0, 80)}…` : method);
+const clipMethod = (method: string) => quote(method, 80);

@@ -2,6 +2,8 @@
 // carries instead of an initialize handshake, read and checked as pure functions. A request
 // "claims" the modern era when its _meta names a protocol version; the claim is then validated.
 
+import { quote } from '../../errors.js';
+
 export const MODERN_VERSION = '2026-07-28';
 export const SUPPORTED_MODERN_VERSIONS: readonly string[] = [MODERN_VERSION];
 
@@ -68,7 +70,7 @@ export function readEnvelope(params: unknown): EnvelopeCheck {
     return invalid(`_meta["${META.clientInfo}"] must be an object with string name and version`);
   }
   if (!SUPPORTED_MODERN_VERSIONS.includes(version)) {
-    const shown = version.length <= 40 ? JSON.stringify(version) : `of ${version.length} characters`;
+    const shown = version.length <= 40 ? quote(version) : `of ${version.length} characters`;
     return {
       ok: false,
       code: UNSUPPORTED_VERSION,

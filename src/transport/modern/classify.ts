@@ -2,6 +2,7 @@
 // revision says) and then checked against its MCP-Protocol-Version / Mcp-Method / Mcp-Name
 // headers: legacy (to the session stack), modern (to the modern server), or a 400 rejection.
 
+import { quote } from '../../errors.js';
 import { HEADER_MISMATCH, INVALID_PARAMS, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
 
 export interface ModernHeaders {
@@ -42,7 +43,7 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
 }
 
-const shown = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+const shown = (value: string) => quote(value, 80);
 
 function mismatch(id: Id, what: string): Route {
   return { kind: 'reject', status: 400, id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` } };

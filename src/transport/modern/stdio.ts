@@ -1,10 +1,13 @@
 // Both eras on one stdio process. The era is chosen by how the client opens: an initialize pins
-// legacy (the SDK server answers everything after it); a modern request pins modern; a
-// server/discover probe is answered either way and pins nothing (a client may fall back).
+// legacy (the SDK server answers everything after it); a modern request the modern server serves
+// (its envelope well-formed, its version served) pins modern; a server/discover probe, and a
+// request refused for its envelope or version (-32602, -32022), are answered and pin nothing, so
+// the client may still fall back to initialize.
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { quote } from '../../errors.js';
 import type { ModernResponse, ModernServer, RequestId } from '../../server/modern/dispatch.js';
-import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion } from '../../server/modern/envelope.js';
+import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
 
 export type Era = 'undecided' | 'legacy' | 'modern';
 
@@ -45,7 +48,10 @@ export class StdioEraRouter {
       return this.legacy(message);
     }
     if (this.current === 'undecided' && !hasEnvelopeClaim(params) && method !== 'server/discover') return this.legacy(message);
-    if (method !== 'server/discover') this.current = 'modern';
+    if (method !== 'server/discover' && readEnvelope(params).ok) this.current = 'modern';
+    // An id still in flight names one request (it is how a cancellation finds it): a second
+    // request under it is refused, never run beside the first, whose cancellation it would steal.
+    if (this.inFlight.has(id)) return void this.send(idInUse(id));
     void this.serve(id, method, params as Record<string, unknown> | undefined);
   }
 
@@ -63,6 +69,12 @@ export class StdioEraRouter {
       if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
     }
   }
+}
+
+function idInUse(id: RequestId): ModernResponse {
+  // As the framing's own -32600 replies are worded (transport/jsonrpc.ts errorReply).
+  const message = `INVALID_REQUEST: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`;
+  return { jsonrpc: '2.0', id, error: { code: -32600, message, data: { code: 'INVALID_REQUEST' } } };
 }
 
 function initializeRefused(id: RequestId): ModernResponse {
