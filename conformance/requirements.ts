@@ -180,7 +180,7 @@ export const REQUIREMENTS = {
 
   // --- apply_patch (seeds 000, 002, issue 4)
   'patch.corpus': r('issue 4', 'Codex\'s scenarios are run the same way', 'every scenario of our corpus and of Codex\'s, sent through MCP, leaves exactly the expected tree', ['era-neutral']),
-  'patch.success-text': r('issue 4', 'Success text in Codex\'s form (Success. Updated the following files: then A/M/D lines)', 'a successful patch answers "Success. Updated the following files:" and one A/M/D line per file'),
+  'patch.success-text': r('issue 4, issue 23', 'Success text in Codex\'s form (Success. Updated the following files: then A/M/D lines) … the success summary lists files in patch order; Codex lists all A, then M, then D.', 'a successful patch answers "Success. Updated the following files:" and one line per file: every A, then every M (a move by its destination), then every D'),
   'patch.partial': r('002', 'When a valid multi-file patch contains stale context in one file, Zodex still applies independent file operations that match. The MCP error text lists the files already changed and the specific operations that failed. … A successful file operation is not rolled back because a different file failed.', 'stale context in one file: the other files change, the error lists both sides and the fix', ['era-neutral']),
   'patch.malformed': r('002', 'Malformed patch syntax is rejected before applying any file operations.', 'a malformed patch changes nothing and names the line and the valid forms', ['era-neutral']),
   'patch.out-of-order': r('002', 'Within one file, Zodex only recovers out-of-order edits when all original regions match uniquely and do not overlap.', 'unique out-of-order chunks apply; overlapping ones are an error with no change', ['era-neutral']),
