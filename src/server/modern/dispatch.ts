@@ -4,10 +4,10 @@
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Conversation } from '../conversation.js';
-import { quote } from '../../errors.js';
 import type { ServerRuntime } from '../options.js';
 import { serverInfo, toolsFor } from '../server.js';
-import type { CallExtra, ToolEntry } from '../tools.js';
+import { unknownToolError, type CallExtra, type ToolEntry } from '../tools.js';
+import { unknownToolCall } from '../../tools/index.js';
 import { AgentTable, agentKeyOf } from './agents.js';
 import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
 import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
@@ -118,10 +118,6 @@ export class ModernServer {
     if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
     const raw = params.arguments === undefined ? {} : params.arguments;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
-    // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
-    if (!this.names.includes(params.name)) {
-      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${quote(params.name)}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
-    }
     const principal = io.principal ?? 'static';
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
     const conversation = this.agents.acquire(key, principal);
@@ -129,6 +125,13 @@ export class ModernServer {
     const named = typeof (raw as Record<string, unknown>).session_handle === 'string' ? ((raw as Record<string, unknown>).session_handle as string) : undefined;
     if (params.name === 'write_stdin' && named) this.leases.begin(named);
     try {
+      // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result; it is
+      // recorded as the agent's failed call all the same.
+      if (!this.names.includes(params.name)) {
+        const unknown = unknownToolError(params.name, this.names);
+        await conversation.invoke(unknownToolCall(params.name, raw as Record<string, unknown>), () => Promise.reject(unknown));
+        return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: ${unknown.message}`, { code: 'UNKNOWN_TOOL' });
+      }
       let byName = this.tools.get(conversation);
       if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
