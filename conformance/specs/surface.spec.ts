@@ -16,6 +16,12 @@ requirement('surface.instructions', async ({ zodex }) => {
   expect(z.client.getInstructions()).toMatch(/^zodex remote execution tools\b/);
 });
 
+requirement('surface.list-never-changes', async ({ zodex }) => {
+  const z = await zodex();
+  // tools and nothing else, and no listChanged: zodex never sends notifications/tools/list_changed
+  expect(z.client.getServerCapabilities()).toEqual({ tools: {} });
+});
+
 requirement('surface.annotations', async ({ zodex }) => {
   const z = await zodex();
   const { tools } = await z.client.listTools();
