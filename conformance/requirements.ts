@@ -104,7 +104,7 @@ export const REQUIREMENTS = {
 
   'lifecycle.stdin-close': r('DESIGN', 'when stdin closes, zodexd kills its sessions and exits.', 'closing stdin ends zodexd within 1 s and kills its commands', ['stdio', 'local']),
   'lifecycle.signals': r('issue 2', 'SIGINT and SIGTERM do the same. No process outlives the server', 'SIGTERM and SIGINT end zodexd and every command it started', ['local', 'era-neutral']),
-  'cli.refusals': r('003', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused.', 'each refused flag combination exits 2 with one stderr line naming the flag, nothing on stdout', ['local', 'era-neutral']),
+  'cli.refusals': r('003, issue 23', 'Passing --listen with --transport=stdio is an error rather than a silently ignored flag. … Wildcard binds are refused. … ZODEX_LISTEN=0.0.0.0:7391 is refused with a message naming --listen, not the variable', 'each refused flag combination (or environment value) exits 2 with one stderr line naming the flag (or the variable) and the fix, nothing on stdout', ['local', 'era-neutral']),
   'cli.terminal-hint': r('issue 17', 'on a terminal zodexd says on stderr what it is waiting for and how to connect (stdio client config, or `--transport http`)', 'with stdin a terminal, zodexd over stdio says on stderr that it waits for an MCP client, the client config and --transport http, writes nothing on stdout and ends on Ctrl-D; with stdin a pipe it says nothing of it', ['local', 'era-neutral']),
   'cli.npm-start-protocol-only': r('issue 17', '`npm start` writes nothing to stdout that is not protocol', 'npm start in the checkout, sent initialize on stdin: every stdout line is JSON-RPC, the first the initialize result', ['local', 'stdio', 'era-neutral']),
 

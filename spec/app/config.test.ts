@@ -113,6 +113,15 @@ describe('CLI refusals (seed 003)', () => {
     expect(refusal(argv)).toMatch(pattern);
   });
 
+  it('names the environment variable a refused value came from, not the flag (issue 23)', () => {
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '0.0.0.0:7391' })).toMatch(/^ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391$/);
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: 'localhost' })).toMatch(/^ZODEX_LISTEN="localhost" is not HOST:PORT; write e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391/);
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '10.1.2.3:7391' })).toMatch(/^ZODEX_LISTEN=10\.1\.2\.3 is not a loopback address, so a token is required/);
+    expect(refusal(['--transport', 'http'], { ZODEX_ALLOW_HOST: 'a.example,h.example:80' })).toMatch(/^ZODEX_ALLOW_HOST takes a hostname without a port; write ZODEX_ALLOW_HOST=h\.example/);
+    // a flag still wins, and is what a refusal names
+    expect(refusal(['--transport', 'http', '--listen', '0.0.0.0:1'], { ZODEX_LISTEN: '127.0.0.1:2' })).toMatch(/^--listen 0\.0\.0\.0:1 is a wildcard bind/);
+  });
+
   it('allows a non-loopback bind with a token or --insecure-no-auth', () => {
     const token = 'x'.repeat(32);
     expect(config(['--transport', 'http', '--listen', '10.1.2.3:7391'], { ZODEX_AUTH_TOKEN: token }).authToken).toBe(token);

@@ -131,11 +131,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const oauth = oauthConfigFrom(flags, transport);
-  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN : undefined) ?? DEFAULT_LISTEN));
+  // A refused value is named as the user wrote it: the flag, or the environment variable.
+  const listenFrom = flags.listen === undefined && transport === 'http' && env.ZODEX_LISTEN ? 'ZODEX_LISTEN' : '--listen';
+  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN || undefined : undefined) ?? DEFAULT_LISTEN, listenFrom));
+  const allowHostFrom = flags['allow-host'] === undefined ? 'ZODEX_ALLOW_HOST' : '--allow-host';
   const allowHostValues =
     flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
   // The public host of --public-url is where clients address this server: the Host rule admits it.
-  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
+  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value, allowHostFrom))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
   if (transport === 'http' && allowHosts.length > 0 && !isLoopbackHost(listen.host)) {
     notices.push(`--allow-host has no effect on a non-loopback --listen ${listen.host}: no Host rule applies there`);
   }
@@ -152,7 +155,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   const authToken = loadToken(flags['auth-token-file'], env);
   const insecureNoAuth = flags['insecure-no-auth'] ?? false;
-  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled) : undefined;
+  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled, listenFrom) : undefined;
   if (bindProblem) throw new UsageError(bindProblem);
 
   const liveboard = flags.liveboard === undefined ? undefined : setting(() => parseListen(flags.liveboard!, '--liveboard'));
