@@ -102,5 +102,17 @@ requirement('surface.instructions-start-dir', async ({ zodex }) => {
   expect(sprite).toMatch(/^zodex remote execution tools\b/);
   expect(sprite).not.toContain(startDir);
   expect(sprite).not.toContain('set_agent_alias');
+  // a long start directory cannot push the set_agent_alias nudge out of the first 512 characters
+  const deep = path.join(startDir, 'a-rather-long-folder-name-for-a-project'.repeat(4), 'and-one-more-level');
+  fs.mkdirSync(deep, { recursive: true });
+  const longer = ((await zodex({ cwd: deep })).client.getInstructions() ?? '').slice(0, 512);
+  expect(longer).toContain('set_agent_alias');
+  expect(longer).toContain('First workdir: /');
+  // --default-workdir: exec_command may omit workdir, and nothing says otherwise
+  const withDefault = ((await zodex({ cwd: startDir, args: ['--default-workdir', startDir] })).client.getInstructions() ?? '').slice(0, 512);
+  expect(withDefault).toContain(`Default workdir of exec_command: ${startDir}.`);
+  expect(withDefault).toContain('omit it for the default');
+  expect(withDefault).not.toMatch(/exec_command[^.;]*always pass/);
+  expect(withDefault).toContain('set_agent_alias');
   fs.rmSync(startDir, { recursive: true, force: true });
 });
