@@ -25,7 +25,7 @@ const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp 
   { args: ['--mode', 'remote'], mentions: /--mode "remote".*local, sprite/ },
   { args: ['--max-exec-timeout-ms', 'soon'], mentions: /--max-exec-timeout-ms "soon".*whole number/ },
   { args: ['--no-such-flag'], mentions: /no-such-flag/ },
-  { args: [], env: { ZODEX_TRANSPORT: 'ftp' }, mentions: /--transport "ftp"/ },
+  { args: [], env: { ZODEX_TRANSPORT: 'ftp' }, mentions: /ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio/ },
   { args: ['--transport', 'http'], env: { ZODEX_LISTEN: '0.0.0.0:7391' }, mentions: /ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*ZODEX_LISTEN=127\.0\.0\.1:7391/ },
   { args: ['--config', MISSPELT_CONFIG], mentions: /unknown key "contxt" \(did you mean "context"\?\)/ },
 ];

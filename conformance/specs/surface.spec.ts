@@ -83,11 +83,15 @@ requirement('surface.annotations-truthful', async ({ zodex }) => {
     expect(truthful[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   }
   expect(truthful.set_agent_alias).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-  const seed = await annotationsOf(['--annotations', 'seed']);
-  expect(seed).toEqual(await annotationsOf([]));
+  const allReadOnly = await annotationsOf(['--annotations', 'all-read-only']);
+  expect(allReadOnly).toEqual(await annotationsOf([]));
   for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']) {
-    expect(seed[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(allReadOnly[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
   }
+  // seed, the old name of all-read-only (users' configs carry it), still works, with a notice
+  const old = await zodex({ args: ['--annotations', 'seed'] });
+  expect(Object.fromEntries((await old.client.listTools()).tools.map((tool) => [tool.name, tool.annotations]))).toEqual(allReadOnly);
+  if (old.managedServer) expect(old.managedServer.stderr()).toContain('--annotations seed is now called --annotations all-read-only');
 });
 
 requirement('surface.instructions-start-dir', async ({ zodex }) => {

@@ -18,12 +18,28 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 }
 
 describe('--annotations', () => {
-  it('defaults to seed, takes truthful from the flag or ZODEX_ANNOTATIONS, and refuses anything else', () => {
-    expect(config([]).annotations).toBe('seed');
+  it('defaults to all-read-only, takes truthful from the flag or ZODEX_ANNOTATIONS, and refuses anything else', () => {
+    expect(config([]).annotations).toBe('all-read-only');
     expect(config(['--annotations', 'truthful']).annotations).toBe('truthful');
     expect(config([], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('truthful');
-    expect(config(['--annotations', 'seed'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('seed');
-    expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of seed, truthful; write e.g. --annotations seed');
+    expect(config(['--annotations', 'all-read-only'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('all-read-only');
+    expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of all-read-only, truthful; write e.g. --annotations all-read-only');
+    expect(refusal([], { ZODEX_ANNOTATIONS: 'honest' })).toBe('ZODEX_ANNOTATIONS="honest" is not one of all-read-only, truthful; write e.g. ZODEX_ANNOTATIONS=all-read-only');
+  });
+
+  it('still takes seed, the old name of all-read-only, and says so once (issue 23)', () => {
+    const flagged = config(['--annotations', 'seed']);
+    expect(flagged.annotations).toBe('all-read-only');
+    expect(flagged.notices).toEqual(['--annotations seed is now called --annotations all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    const fromEnv = config([], { ZODEX_ANNOTATIONS: 'seed' });
+    expect(fromEnv.annotations).toBe('all-read-only');
+    expect(fromEnv.notices).toEqual(['ZODEX_ANNOTATIONS=seed is now called ZODEX_ANNOTATIONS=all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    expect(config([]).notices).toEqual([]);
+  });
+
+  it('names the environment variable a refused transport or mode came from', () => {
+    expect(refusal([], { ZODEX_TRANSPORT: 'ftp' })).toBe('ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio');
+    expect(refusal([], { ZODEX_MODE: 'cloud' })).toBe('ZODEX_MODE="cloud" is not one of local, sprite; write e.g. ZODEX_MODE=local');
   });
   it('records the directory zodexd was started in', () => {
     expect(config([]).startDir).toBe(process.cwd());

@@ -38,7 +38,7 @@ describe('layer options', () => {
     expect(options).toMatchObject({ version: VERSION, mode: 'sprite', annotations: 'truthful' });
     expect(options.limits).toEqual(schemaLimits(c));
     expect(options.limits).toMatchObject({ defaultWorkdir: '/', maxYieldMs: 1000 });
-    expect(options.instructions).toContain('exec_command may omit workdir (default /)');
+    expect(options.instructions).toContain('Default workdir of exec_command: /.');
   });
 
   it('gives the spill store its folder, cap and age', () => {

@@ -44,9 +44,9 @@ describe('server instructions', () => {
 });
 
 describe('tool annotations', () => {
-  it('seed: every tool read-only, not destructive, closed world', () => {
+  it('all-read-only: every tool read-only, not destructive, closed world', () => {
     for (const tool of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'] as const) {
-      expect(annotationsFor('seed', tool)).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      expect(annotationsFor('all-read-only', tool)).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     }
   });
   it('truthful: the acting tools are destructive, set_agent_alias stays read-only', () => {

@@ -46,8 +46,8 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-// seed: seed 000's annotations on every tool (they describe the MCP surface). truthful: the
-// tools that run commands or write files are marked as acting; set_agent_alias only labels.
+// all-read-only: seed 000's annotations on every tool (they describe the MCP surface). truthful:
+// the tools that run commands or write files are marked as acting; set_agent_alias only labels.
 export function annotationsFor(setting: Annotations, tool: 'exec_command' | 'write_stdin' | 'apply_patch' | 'set_agent_alias'): ToolAnnotations {
   return setting === 'truthful' && tool !== 'set_agent_alias' ? ACTS : SEED;
 }

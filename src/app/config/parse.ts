@@ -7,7 +7,8 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
 import { defaultSpillParent } from '../../exec/spill.js';
-import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen } from '../../net/address.js';
+import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen, written } from '../../net/address.js';
+import type { Annotations } from '../../server/options.js';
 import { WRITE_MODES } from '../../publisher/config.js';
 import {
   DEFAULT_BODY_TIMEOUT_MS,
@@ -82,10 +83,14 @@ function parseCount(flag: string, value: string | undefined, fallback: number, m
   return number;
 }
 
+// flag: where the value came from, a flag or an environment variable (the refusal names it).
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`${flag} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}; write e.g. ${flag} ${allowed[0]}`);
+  throw new UsageError(`${written(flag, JSON.stringify(value))} is not one of ${allowed.join(', ')}; write e.g. ${written(flag, allowed[0]!)}`);
 }
+
+// Which of a flag and its environment variable a value comes from (the flag wins).
+const sourceOf = (flag: string, value: unknown, variable: string) => (value !== undefined ? flag : variable);
 
 function checkDirectory(flag: string, dir: string): string {
   if (!path.isAbsolute(dir)) throw new UsageError(`${flag} must be an absolute path; got ${JSON.stringify(dir)}`);
@@ -97,6 +102,18 @@ function checkDirectory(flag: string, dir: string): string {
   }
   if (!stat.isDirectory()) throw new UsageError(`${flag} ${dir} is not a directory`);
   return path.normalize(dir);
+}
+
+// --annotations (or ZODEX_ANNOTATIONS): all-read-only (default) or truthful. `seed`, the name
+// before all-read-only, still works (users' configs carry it) and says so once at start.
+function annotationsSetting(flag: string | undefined, env: string | undefined, notices: string[]): Annotations {
+  const from = sourceOf('--annotations', flag, 'ZODEX_ANNOTATIONS');
+  const value = flag ?? (env || 'all-read-only');
+  if (value === 'seed') {
+    notices.push(`${written(from, 'seed')} is now called ${written(from, 'all-read-only')} (every tool announced read-only and not destructive); seed still works, the same way`);
+    return 'all-read-only';
+  }
+  return oneOf(from, value, ['all-read-only', 'truthful'] as const);
 }
 
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliRequest {
@@ -111,9 +128,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (flags.version) return { kind: 'version' };
 
   const notices: string[] = [];
-  const transport = oneOf('--transport', flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
-  const mode = oneOf('--mode', flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
-  const annotations = oneOf('--annotations', flags.annotations ?? (env.ZODEX_ANNOTATIONS || 'seed'), ['seed', 'truthful'] as const);
+  const transport = oneOf(sourceOf('--transport', flags.transport, 'ZODEX_TRANSPORT'), flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
+  const mode = oneOf(sourceOf('--mode', flags.mode, 'ZODEX_MODE'), flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
+  const annotations = annotationsSetting(flags.annotations, env.ZODEX_ANNOTATIONS, notices);
 
   if (transport === 'stdio') {
     if (flags.listen !== undefined) {
@@ -134,7 +151,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   // A refused value is named as the user wrote it: the flag, or the environment variable.
   const listenFrom = flags.listen === undefined && transport === 'http' && env.ZODEX_LISTEN ? 'ZODEX_LISTEN' : '--listen';
   const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN || undefined : undefined) ?? DEFAULT_LISTEN, listenFrom));
-  const allowHostFrom = flags['allow-host'] === undefined ? 'ZODEX_ALLOW_HOST' : '--allow-host';
+  const allowHostFrom = sourceOf('--allow-host', flags['allow-host'], 'ZODEX_ALLOW_HOST');
   const allowHostValues =
     flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
   // The public host of --public-url is where clients address this server: the Host rule admits it.
@@ -201,7 +218,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     bodyTimeoutMs: parseCount('--body-timeout-ms', flags['body-timeout-ms'], DEFAULT_BODY_TIMEOUT_MS, 100),
     stateDir,
     context,
-    writeMode: writeModeValue === undefined ? undefined : oneOf('--write-mode', writeModeValue, WRITE_MODES),
+    writeMode: writeModeValue === undefined ? undefined : oneOf(sourceOf('--write-mode', flags['write-mode'], 'ZODEX_WRITE_MODE'), writeModeValue, WRITE_MODES),
     liveboard,
     oauth,
     notices,

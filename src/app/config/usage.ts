@@ -30,9 +30,13 @@ Transport:
 Execution:
   --mode local|sprite         local (default): login-shell environment, set_agent_alias;
                               sprite: sandbox, bash in the server's environment   [env ZODEX_MODE]
-  --annotations seed|truthful seed (default): every tool readOnlyHint true, destructiveHint false;
-                              truthful: exec_command, write_stdin, apply_patch readOnlyHint false,
-                              destructiveHint true, so clients that gate on them ask first
+  --annotations all-read-only|truthful
+                              all-read-only (default): every tool readOnlyHint true,
+                              destructiveHint false (they describe the MCP surface; Codex then
+                              runs calls without asking); truthful: exec_command, write_stdin,
+                              apply_patch readOnlyHint false, destructiveHint true, so clients
+                              that gate on them ask first ("seed", the old name of
+                              all-read-only, still works)
                                                                           [env ZODEX_ANNOTATIONS]
   --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
   --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${defaults.DEFAULT_MAX_EXEC_TIMEOUT_MS})
