@@ -55,7 +55,7 @@ export const REQUIREMENTS = {
   'exec.runs-as-user': r('002', 'In Local mode, commands run as the trusted logged-in host user', 'commands run with the uid and home of the user running zodexd', ['local']),
   'exec.yield-clamped': r('issue 2', 'clamp an out-of-range yield rather than reject it', 'negative and huge yield_time_ms are clamped, not rejected'),
   'exec.environment': r('issue 2', 'Set PAGER=cat, GIT_PAGER=cat and a fixed terminal size; document the environment you set.', 'commands see PAGER=cat, GIT_PAGER=cat and a 200x50 terminal'),
-  'exec.login-environment': r('002', 'In Local mode, commands run as the trusted logged-in host user with the captured developer environment. Linux and macOS use the captured login shell', 'local mode runs commands in the environment of the user\'s login shell', ['flags', 'local']),
+  'exec.login-environment': r('002, issue 23', 'In Local mode, commands run as the trusted logged-in host user with the captured developer environment. Linux and macOS use the captured login shell … The login shell comes from $SHELL, not from the user\'s passwd entry.', 'local mode runs commands in the login shell the user\'s passwd entry names (not $SHELL) and its environment; --shell picks another', ['flags', 'local']),
   'exec.no-lost-output': r('issue 2', 'a conformance test writes N bytes from a command that exits at once, 100 times, and every run receives exactly N', '100 runs of a command writing N bytes and exiting at once each deliver exactly N bytes', ['era-neutral']),
 
   // --- workdir rules (seed 002)

@@ -37,6 +37,15 @@ describe('--annotations', () => {
     expect(config([]).notices).toEqual([]);
   });
 
+  it('takes --shell or ZODEX_SHELL, an absolute executable, and refuses anything else', () => {
+    expect(config(['--shell', '/bin/sh']).shell).toBe('/bin/sh');
+    expect(config([], { ZODEX_SHELL: '/bin/sh' }).shell).toBe('/bin/sh');
+    expect(config([]).shell).toBeUndefined();
+    expect(refusal(['--shell', 'zsh'])).toBe('--shell "zsh" is not an absolute path; write e.g. --shell /bin/zsh');
+    expect(refusal([], { ZODEX_SHELL: '/no/such/shell' })).toMatch(/^ZODEX_SHELL=\/no\/such\/shell is not an executable file/);
+    expect(refusal(['--shell', '/tmp'])).toMatch(/^--shell \/tmp is not an executable file/);
+  });
+
   it('names the environment variable a refused transport or mode came from', () => {
     expect(refusal([], { ZODEX_TRANSPORT: 'ftp' })).toBe('ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio');
     expect(refusal([], { ZODEX_MODE: 'cloud' })).toBe('ZODEX_MODE="cloud" is not one of local, sprite; write e.g. ZODEX_MODE=local');

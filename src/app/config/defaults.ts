@@ -36,6 +36,7 @@ export interface Config {
   // The directory zodexd was started in: in Local mode, offered as the first workdir.
   startDir: string;
   defaultWorkdir: string | undefined;
+  shell: string | undefined; // --shell / ZODEX_SHELL: the shell commands run in (default: the login shell)
   maxExecTimeoutMs: number;
   maxYieldMs: number; // no exec_command or write_stdin call waits longer
   inlineLimitBytes: number;

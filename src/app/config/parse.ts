@@ -41,6 +41,7 @@ const options = {
   mode: { type: 'string' },
   annotations: { type: 'string' },
   'default-workdir': { type: 'string' },
+  shell: { type: 'string' },
   'max-exec-timeout-ms': { type: 'string' },
   'max-yield-ms': { type: 'string' },
   'inline-limit-bytes': { type: 'string' },
@@ -91,6 +92,18 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 
 // Which of a flag and its environment variable a value comes from (the flag wins).
 const sourceOf = (flag: string, value: unknown, variable: string) => (value !== undefined ? flag : variable);
+
+// --shell (or ZODEX_SHELL): an absolute path to an executable file.
+function checkShell(flag: string, file: string): string {
+  if (!path.isAbsolute(file)) throw new UsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    if (!fs.statSync(file).isFile()) throw new Error('not a file');
+  } catch {
+    throw new UsageError(`${written(flag, file)} is not an executable file; name an installed shell, e.g. one /etc/shells lists`);
+  }
+  return file;
+}
 
 function checkDirectory(flag: string, dir: string): string {
   if (!path.isAbsolute(dir)) throw new UsageError(`${flag} must be an absolute path; got ${JSON.stringify(dir)}`);
@@ -197,6 +210,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     annotations,
     startDir: process.cwd(),
     defaultWorkdir: flags['default-workdir'] === undefined ? undefined : checkDirectory('--default-workdir', flags['default-workdir']),
+    shell: flags.shell !== undefined ? checkShell('--shell', flags.shell) : env.ZODEX_SHELL ? checkShell('ZODEX_SHELL', env.ZODEX_SHELL) : undefined,
     maxExecTimeoutMs,
     maxYieldMs,
     inlineLimitBytes,

@@ -39,6 +39,9 @@ Execution:
                               all-read-only, still works)
                                                                           [env ZODEX_ANNOTATIONS]
   --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
+  --shell PATH                the shell commands run in (default: in Local mode the login shell of
+                              your passwd entry, whose environment is captured; Sprite: bash)
+                                                                          [env ZODEX_SHELL]
   --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${defaults.DEFAULT_MAX_EXEC_TIMEOUT_MS})
   --max-yield-ms N            cap on yield_time_ms of exec_command and write_stdin: no call waits
                               longer (default ${defaults.DEFAULT_MAX_YIELD_MS}, under the 60 s request timeout
