@@ -24,7 +24,7 @@ export const TERMINAL_ROWS = 50;
 export const UNREPORTED_RETENTION_MS = 3_600_000;
 
 export function spillOptions(config: Config): SpillOptions {
-  return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs };
+  return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs, folderMaxBytes: config.spillFolderMaxBytes };
 }
 
 // What every command's environment loses and gets: the HTTP token and the publisher's secrets

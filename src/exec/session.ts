@@ -172,6 +172,7 @@ export class Session {
     clearTimeout(this.timeout);
     if (this.killTimer) clearTimeout(this.killTimer);
     this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now() };
+    this.output.ended();
     for (const wake of this.endWaiters) wake();
     this.endWaiters.clear();
     // The shell is gone; whatever it left behind goes with it. Closing the terminal tells

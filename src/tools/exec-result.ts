@@ -61,6 +61,7 @@ export function toExecResult(report: SessionReport): ExecResult {
     if (report.spill.error !== undefined) result.output_file_error = report.spill.error;
     if (report.spill.tailFile !== undefined) result.output_tail_file = report.spill.tailFile;
     if (report.spill.tailOffset !== undefined) result.output_tail_file_offset = report.spill.tailOffset;
+    if (report.spill.removed.length > 0) result.output_files_removed = report.spill.removed;
   }
   return result;
 }

@@ -97,12 +97,19 @@ export function execResultShape() {
     output_chars: z.number().int().optional().describe('Unicode code points in the whole stream so far.'),
     output_lines: z.number().int().optional().describe('Lines in the whole stream so far (a last line without newline counts).'),
     output_file_truncated: z.boolean().optional().describe('true once the stream outgrew the file cap: the file holds its first bytes only.'),
-    output_file_error: z.string().optional().describe('Why spilling to output_file (or writing output_tail_file) failed; the preview in output still works.'),
+    output_file_error: z
+      .string()
+      .optional()
+      .describe('Why spilling to output_file (or writing output_tail_file) failed, stopped short or was undone (the file removed to keep the spill folder under its cap); the preview in output still works.'),
     output_tail_file: z
       .string()
       .optional()
       .describe('Once the stream outgrew the file cap: a second private file (0600) holding its last bytes as of this result (about 1 MiB), rewritten at each result.'),
     output_tail_file_offset: z.number().int().optional().describe('The stream offset of output_tail_file\'s first byte: tail -c +K reads stream byte K - 1 + this.'),
+    output_files_removed: z
+      .array(z.string())
+      .optional()
+      .describe('Spill files of earlier, ended commands (output_file paths other results named) removed, oldest first, to make room for this output in the spill folder since the previous result; they can no longer be read.'),
     zodex_context: z
       .string()
       .optional()

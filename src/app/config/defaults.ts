@@ -15,6 +15,9 @@ export const DEFAULT_HEAD_BYTES = 1024; // of the preview, the start of what is 
 export const DEFAULT_TAIL_FILE_BYTES = 1024 * 1024; // last bytes kept past the spill cap
 export const DEFAULT_SPILL_CAP_BYTES = 16 * 1024 * 1024; // seed 002: 16 MiB per file
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3_600_000; // seed 002: 24 hours
+// Every spill file of one server together (tail files included): 16 full spill files and their
+// tails, so a loop of large outputs cannot fill /tmp.
+export const DEFAULT_SPILL_FOLDER_MAX_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_SESSIONS = 64;
 // Under every default client request timeout measured (bench/results/client-timeouts.json): 60 s.
 export const DEFAULT_MAX_YIELD_MS = 30_000;
@@ -46,6 +49,7 @@ export interface Config {
   spillDir: string;
   spillCapBytes: number;
   spillMaxAgeMs: number;
+  spillFolderMaxBytes: number;
   maxSessions: number;
   authToken: string | undefined;
   insecureNoAuth: boolean;

@@ -56,6 +56,8 @@ Output:
   --spill-dir DIR             parent of the spill folders (default $TMPDIR/zodex-UID)   [env ZODEX_SPILL_DIR]
   --spill-cap-bytes N         bytes kept per spill file (default ${defaults.DEFAULT_SPILL_CAP_BYTES})
   --spill-max-age-ms N        spill files older than this are removed (default ${defaults.DEFAULT_SPILL_MAX_AGE_MS})
+  --spill-folder-max-bytes N  all spill files of this server together; past it, files of ended
+                              commands are removed, oldest first (default ${defaults.DEFAULT_SPILL_FOLDER_MAX_BYTES})
 
 Liveboard (the operator's web page: agents, timelines, live sessions):
   --liveboard HOST:PORT       serve it at http://HOST:PORT/, on its own listener (default off;
