@@ -77,6 +77,7 @@ export const REQUIREMENTS = {
 
   // --- write_stdin (seeds 000, 002)
   'stdin.poll': r('002', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state.', 'polling returns new output, then the exit'),
+  'stdin.poll-ends-on-output': r('002, issue 23', 'Send no characters and no kill flag. Zodex waits for more output or exit and returns the current state. … A 4 s poll of a command that printed a line after 0.5 s returned after 4,004 ms.', 'a poll returns soon after new output (a burst whole, a never-pausing command within seconds), at exit, or at its yield_time_ms, which a silent command waits out'),
   'stdin.output-since-last': r('DESIGN', 'output: the output since the previous call on this session', 'each result carries only output not returned before'),
   'stdin.input': r('002', 'For an interactive prompt: chars: "y\\n"', 'typed characters reach the program and its answer comes back'),
   'stdin.answer': r('002', 'Send input … For an interactive prompt: chars: "y\\n"', 'typed input returns as soon as the program answers (not at the yield), and the echo of the input alone is no answer'),

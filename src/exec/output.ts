@@ -102,6 +102,11 @@ export class OutputBuffer {
     return this.total;
   }
 
+  // Output the next result would show: bytes since the previous result.
+  get hasUndelivered(): boolean {
+    return this.total > this.windowStart;
+  }
+
   push(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const at = this.total;

@@ -33,6 +33,9 @@ export interface WaitOptions {
   answerSettleMs?: number | undefined;
   // End as soon as the command waits for terminal input (where that can be told).
   untilInput?: boolean | undefined;
+  // A poll: once there is output not yet delivered (already when the wait begins, or as it
+  // comes), end after `quietMs` without more, or `maxMs` after the first of it at the latest.
+  outputSettle?: { quietMs: number; maxMs: number } | undefined;
 }
 
 export interface SessionEnd {
@@ -99,6 +102,7 @@ export class Session {
   // The terminal's echo of what was last typed, not yet seen in the output: it is no answer.
   private pendingEcho: Buffer | undefined;
   private readonly answerListeners = new Set<() => void>();
+  private readonly outputListeners = new Set<() => void>(); // any new output (polls)
   private readonly inputProbe: InputProbe | undefined;
   private lastActivityAt = Date.now(); // the latest output or typed input
   private typedAt = 0;
@@ -154,6 +158,7 @@ export class Session {
     this.lastActivityAt = Date.now();
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
+    for (const listener of this.outputListeners) listener();
     if (this.skipEcho(bytes) < bytes.length) for (const listener of this.answerListeners) listener();
   }
 
@@ -194,9 +199,10 @@ export class Session {
   }
 
   // Resolves when the command ends, at the deadline, when the signal aborts, once it has
-  // answered (answerSettleMs) or once it waits for terminal input (untilInput).
+  // answered (answerSettleMs), once new output has settled (outputSettle) or once it waits for
+  // terminal input (untilInput).
   wait(options: WaitOptions): Promise<void> {
-    const { deadline, signal, answerSettleMs } = options;
+    const { deadline, signal, answerSettleMs, outputSettle } = options;
     if (this.ended || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       let settle: NodeJS.Timeout | undefined;
@@ -208,11 +214,22 @@ export class Session {
         signal?.removeEventListener('abort', done);
         this.endWaiters.delete(done);
         this.answerListeners.delete(answered);
+        this.outputListeners.delete(output);
         resolve();
       };
       const answered = () => {
         clearTimeout(settle);
         settle = setTimeout(done, Math.min(answerSettleMs ?? 0, Math.max(0, deadline - Date.now())));
+      };
+      // New output ends a poll once it has been quiet for quietMs, maxMs after it began at most.
+      let firstOutputAt: number | undefined;
+      const output = () => {
+        const now = Date.now();
+        firstOutputAt ??= now;
+        clearTimeout(settle);
+        // quiet since the latest output (or typing): output waiting since before the poll may be quiet already
+        const end = Math.min(this.lastActivityAt + outputSettle!.quietMs, firstOutputAt + outputSettle!.maxMs, deadline);
+        settle = setTimeout(done, Math.max(0, end - now));
       };
       // Looks once output and typing have been quiet for INPUT_SETTLE_MS, then every INPUT_POLL_MS;
       // a yes is taken when a second look INPUT_CONFIRM_MS later agrees (a process tree passes
@@ -244,6 +261,10 @@ export class Session {
       signal?.addEventListener('abort', done, { once: true });
       this.endWaiters.add(done);
       if (answerSettleMs !== undefined) this.answerListeners.add(answered);
+      if (outputSettle) {
+        this.outputListeners.add(output);
+        if (this.output.hasUndelivered) output(); // output that came since the previous result counts
+      }
       if (options.untilInput && this.inputProbe) probe = setTimeout(look, Math.max(0, INPUT_SETTLE_MS - (Date.now() - this.lastActivityAt)));
     });
   }

@@ -55,9 +55,9 @@ export const yieldField = (defaultMs: number, maxMs: number) =>
     .number(typed('yield_time_ms', 'a number', 'a number of milliseconds'))
     .optional()
     .describe(
-      `How long to wait for the command to finish before returning what it printed so far (ms). ` +
+      `The longest the call waits for the command before returning what it printed so far (ms). ` +
         `Default ${Math.min(defaultMs, maxMs)}; values outside 0-${maxMs} are clamped (the result's yield_time_ms then says what was used). ` +
-        'The call returns as soon as the command exits or waits for terminal input.',
+        'The call returns sooner when the command exits or waits for terminal input (and write_stdin, when it has answered or printed something new).',
     );
 
 export function execResultShape() {
