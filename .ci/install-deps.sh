@@ -5,7 +5,7 @@
 # when something fails. Runs as root (no sudo, no systemd needed).
 set -euo pipefail
 
-PACKAGES=(docker.io docker-compose chromium curl)
+PACKAGES=(docker.io docker-compose chromium curl procps)
 SOCK=/var/run/docker.sock
 DOCKERD_LOG=/var/log/dockerd.log
 WAIT_SECONDS=60

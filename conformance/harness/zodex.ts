@@ -27,6 +27,7 @@ export interface ExecResult {
   output_file_error?: string;
   output_tail_file?: string;
   output_tail_file_offset?: number;
+  output_files_removed?: string[];
   zodex_context?: unknown;
 }
 

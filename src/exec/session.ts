@@ -19,6 +19,11 @@ const KILL_REPORT_GRACE_MS = 2_000;
 // come for this long; the kernel's view is looked at every INPUT_POLL_MS once it is quiet.
 export const INPUT_SETTLE_MS = 20;
 export const INPUT_POLL_MS = 50;
+// A wait on the terminal that ends by itself (a timeout, or a main thread on a timer: inputwait.ts)
+// counts as a prompt only once the command has also been quiet this long: a program that checks
+// for a key between the lines it prints keeps printing; a prompt with a timeout (vim, top between
+// redraws, a Node prompt beside a timer) does not.
+export const TIMED_INPUT_QUIET_MS = 1_000;
 const INPUT_CONFIRM_MS = 5;
 // Typed input is not taken by the program until the kernel's line discipline has run (a worker
 // thread, late under load); until then the program still looks like it waits. Its echo proves
@@ -241,7 +246,7 @@ export class Session {
         if (quiet < INPUT_SETTLE_MS || unechoed > 0) {
           seen = false;
           probe = setTimeout(look, Math.max(INPUT_SETTLE_MS - quiet, Math.min(unechoed, INPUT_POLL_MS)));
-        } else if (!this.inputProbe!.check()) {
+        } else if (!this.waitsForInput(quiet)) {
           seen = false;
           probe = setTimeout(look, INPUT_POLL_MS);
         } else if (seen) {
@@ -267,6 +272,12 @@ export class Session {
       }
       if (options.untilInput && this.inputProbe) probe = setTimeout(look, Math.max(0, INPUT_SETTLE_MS - (Date.now() - this.lastActivityAt)));
     });
+  }
+
+  // What the kernel's view says, with a timed wait taken for a prompt only after a longer quiet.
+  private waitsForInput(quietMs: number): boolean {
+    const state = this.inputProbe!.check();
+    return state === 'input' || (state === 'timed' && quietMs >= TIMED_INPUT_QUIET_MS);
   }
 
   // Kills every process of the command: zodex-spawn kills its descendants on request and then
@@ -328,7 +339,7 @@ export class Session {
       terminationReason: ended?.reason,
       spill: view.spill,
       elapsedMs,
-      waitingForInput: ended || !this.inputProbe ? undefined : this.inputProbe.check(),
+      waitingForInput: ended || !this.inputProbe ? undefined : this.waitsForInput(Date.now() - this.lastActivityAt),
     };
   }
 
