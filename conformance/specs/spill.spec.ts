@@ -73,9 +73,9 @@ requirement('spill.folder-cap', async ({ zodex }) => {
   const running = await z.exec({ cmd: `${big('r')}; read line`, workdir: '/', yield_time_ms: 2_000 });
   expect(running).toMatchObject({ status: 'running' });
   // an ended command whose exit nobody has collected yet
-  const unreported = await z.exec({ cmd: `${big('u')}; sleep 0.3`, workdir: '/', yield_time_ms: 50 });
-  expect(unreported.status).toBe('running');
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const unreported = await z.exec({ cmd: `${big('u')}; sleep 2`, workdir: '/', yield_time_ms: 1_000 });
+  expect(unreported).toMatchObject({ status: 'running', output_file: expect.stringMatching(/^\//) });
+  await new Promise((resolve) => setTimeout(resolve, 2_500)); // it ends; nobody collects its exit yet
   const a = (await runToEnd(z, big('a'))).result;
   expect(a.output_files_removed).toBeUndefined(); // 600 KB fit
   expect(await folderBytes(a.output_file!)).toBeLessThanOrEqual(600_000);

@@ -197,12 +197,20 @@ requirement('cancel.exec-kills', async ({ zodex }) => {
 
 requirement('cancel.poll-keeps', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 30', workdir: '/', yield_time_ms: 300 });
+  // Dots every 50 ms from 0.5 s for 3 s, then "two": a poll takes new output back 1 s after it
+  // began at the latest (stdin.poll-ends-on-output), so one started now is still waiting, its
+  // new output coming in, when it is cancelled at 0.9 s. Nothing that came must go down with it.
+  const dots = 'printf .; sleep 0.05; '.repeat(60);
+  const first = await z.exec({ cmd: `echo one; sleep 0.5; ${dots}echo two; sleep 30`, workdir: '/', yield_time_ms: 200 });
   expect(first).toMatchObject({ status: 'running', output: 'one\n' });
-  // "two" arrives while the cancelled poll waits; it must not go down with that call
-  await cancelledCall(z, 'write_stdin', { session_handle: first.session_handle!, yield_time_ms: 20_000 }, 2_000);
-  const next = await z.write({ session_handle: first.session_handle!, yield_time_ms: 100 });
-  expect(next).toMatchObject({ status: 'running', output: 'two\n' });
+  await cancelledCall(z, 'write_stdin', { session_handle: first.session_handle!, yield_time_ms: 20_000 }, 700);
+  let rest = '';
+  for (let poll = 0; poll < 20 && !rest.endsWith('two\n'); poll++) {
+    const next = await z.write({ session_handle: first.session_handle!, yield_time_ms: 5_000 });
+    expect(next.status).toBe('running');
+    rest += next.output;
+  }
+  expect(rest).toBe(`${'.'.repeat(60)}two\n`);
   await z.write({ session_handle: first.session_handle!, kill_process: true });
 });
 
