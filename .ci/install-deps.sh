@@ -7,7 +7,7 @@
 # when something fails. Runs as root (no sudo, no systemd needed).
 set -euo pipefail
 
-PACKAGES=(docker.io docker-compose chromium curl bubblewrap openssh-server)
+PACKAGES=(docker.io docker-compose chromium curl bubblewrap openssh-server procps)
 SOCK=/var/run/docker.sock
 DOCKERD_LOG=/var/log/dockerd.log
 WAIT_SECONDS=60

@@ -61,10 +61,9 @@ export async function stdioZodex(args = [], env = {}, script = ZODEXD) {
   return { client, pid: transport.pid, close: () => client.close() };
 }
 
-// A zodexd over HTTP on an ephemeral loopback port, with an SDK client. `serverArgs` runs
-// another server instead (e.g. [BARE_MCP, 'http']).
-export async function httpZodex(args = [], env = {}, serverArgs = [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0']) {
-  const child = spawn(process.execPath, [...serverArgs, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+// A server started as `node ...serverArgs` that serves HTTP: resolves once it logged its URL.
+export async function startHttpServer(serverArgs, env = {}) {
+  const child = spawn(process.execPath, serverArgs, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   const url = await new Promise((resolve, reject) => {
     let text = '';
     child.stderr.on('data', (chunk) => {
@@ -74,6 +73,13 @@ export async function httpZodex(args = [], env = {}, serverArgs = [ZODEXD, '--tr
     });
     child.on('exit', (code) => reject(new Error(`zodexd exited ${code}: ${text}`)));
   });
+  return { child, url };
+}
+
+// A zodexd over HTTP on an ephemeral loopback port, with an SDK client. `serverArgs` runs
+// another server instead (e.g. [BARE_MCP, 'http']).
+export async function httpZodex(args = [], env = {}, serverArgs = [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0']) {
+  const { child, url } = await startHttpServer([...serverArgs, ...args], env);
   const transport = new StreamableHTTPClientTransport(new URL(url));
   const client = new Client({ name: 'zodex-bench', version: '1' });
   await client.connect(transport);

@@ -6,7 +6,7 @@
 //   direct : node-pty starting zodex-spawn with the command (no pool), to its end marker
 //   engine : ExecEngine.start + collect: launch plus session, output buffer and report
 //   mcp    : the whole exec_command over stdio (JSON, zod, tools, stdout write); zodexd in Local
-//            mode (the default) runs $SHELL (/bin/bash here) and, as mcp.dash, /bin/sh with a
+//            mode (the default) runs the login shell (/bin/bash here) and, as mcp.dash, --shell /bin/sh with a
 //            scratch HOME; the peer runs /bin/sh (child_process.exec)
 // each step for bash and for dash (/bin/sh here, the shell the peer's exec uses).
 // Usage: node bench/roundtrip-profile.mjs [calls]
@@ -48,9 +48,9 @@ const engines = Object.fromEntries(
     ),
   ]),
 );
-const zodex = await rawStdio(); // Local mode (the default): $SHELL, /bin/bash here
+const zodex = await rawStdio(); // Local mode (the default): the login shell, /bin/bash here
 const scratchHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-profile-home-'));
-const zodexDash = await rawStdio([], undefined, 'legacy', { SHELL: '/bin/sh', HOME: scratchHome, ZODEX_MODE: 'local' });
+const zodexDash = await rawStdio(['--shell', '/bin/sh'], undefined, 'legacy', { HOME: scratchHome, ZODEX_MODE: 'local' });
 const peer = await rawStdio([], peerStatus.entry);
 
 const ptyRun = (pty) =>

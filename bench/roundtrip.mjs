@@ -9,7 +9,7 @@
 // no PTY, no sessions. Measured with the SDK client and with the same minimal client as zodexd.
 //   goal (issue 14): zodex stdio p50 <= 1.0 x mcp-server-commands stdio p50, the PTY kept.
 // The same-shell figure separates the shell from zodex: a second zodexd in Local mode with
-// SHELL=/bin/sh (dash here, the shell the peer's child_process.exec runs) and a scratch HOME (so
+// --shell /bin/sh (dash here, the shell the peer's child_process.exec runs) and a scratch HOME (so
 // the login capture reads no rc file of the user), in the same loop, as its own ratio to the peer.
 // Also 16 sessions running concurrently over HTTP (16 conversations, `sleep 1` each).
 // Usage: node bench/roundtrip.mjs [calls]
@@ -33,9 +33,9 @@ const bareRaw = { stdio: await rawStdio(['stdio'], BARE_MCP), http: await rawHtt
 const peer = await stdioZodex([], {}, peerStatus.entry);
 const PEER_SHELL = '/bin/sh';
 const scratchHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-home-'));
-const sameShellEnv = { SHELL: PEER_SHELL, HOME: scratchHome, ZODEX_MODE: 'local' };
-const sameShell = await stdioZodex([], sameShellEnv);
-const sameShellRaw = await rawStdio([], undefined, 'legacy', sameShellEnv);
+const sameShellEnv = { HOME: scratchHome, ZODEX_MODE: 'local' };
+const sameShell = await stdioZodex(['--shell', PEER_SHELL], sameShellEnv);
+const sameShellRaw = await rawStdio(['--shell', PEER_SHELL], undefined, 'legacy', sameShellEnv);
 const peerRaw = await rawStdio([], peerStatus.entry);
 const call = (client) => client.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
 const peerArguments = { name: 'run_command', arguments: { command: 'true', workdir: '/' } };
@@ -119,8 +119,8 @@ const result = {
   peerRawStdioMs: figures.peerRawStdio,
   stdioOverPeerP50: round(figures.stdio.p50 / figures.peerStdio.p50),
   rawStdioOverPeerRawP50: round(figures.rawStdio.p50 / figures.peerRawStdio.p50),
-  // The same shell as the peer: zodexd (Local mode, SHELL=/bin/sh, a scratch HOME) against it.
-  sameShell: { mode: 'local', SHELL: PEER_SHELL, shellIs: fs.realpathSync(PEER_SHELL), home: 'a scratch folder (no rc files)' },
+  // The same shell as the peer: zodexd (Local mode, --shell /bin/sh, a scratch HOME) against it.
+  sameShell: { mode: 'local', shell: PEER_SHELL, shellIs: fs.realpathSync(PEER_SHELL), home: 'a scratch folder (no rc files)' },
   sameShellStdioMs: figures.sameShellStdio,
   sameShellRawStdioMs: figures.sameShellRawStdio,
   sameShellStdioOverPeerP50: round(figures.sameShellStdio.p50 / figures.peerStdio.p50),

@@ -227,3 +227,37 @@ export function quote(value: string, max = QUOTE_MAX_CHARS): string {
   const end = cutAt(value, max);
   return `${escapeControls(JSON.stringify(value.slice(0, end)))}${more(value, end)}`;
 }
+
+// The valid name closest to `name` by edit distance, if close enough to be a likely typo; a
+// valid name that contains it or that it contains (timeout -> timeout_ms), or whose letters it
+// holds in order (command -> cmd), counts as close.
+export function nearestName(name: string, names: readonly string[]): string | undefined {
+  if (name.length > 64) return undefined;
+  const lower = name.toLowerCase();
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const contains = lower.length >= 3 && (candidate.includes(lower) || lower.includes(candidate) || isSubsequence(candidate, lower));
+    const distance = contains ? 1 : editDistance(lower, candidate);
+    if (best === undefined || distance < best.distance) best = { name: candidate, distance };
+  }
+  if (best === undefined) return undefined;
+  return best.distance <= Math.max(2, Math.floor(best.name.length / 2)) ? best.name : undefined;
+}
+
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const char of long) if (char === short[i]) i += 1;
+  return i === short.length;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

@@ -1,5 +1,5 @@
 // @ts-check
-// What each client does with zodex's annotations: seed (readOnlyHint true, destructiveHint false)
+// What each client does with zodex's annotations: all-read-only (readOnlyHint true, destructiveHint false)
 // against truthful (readOnlyHint false, destructiveHint true). Codex runs with approval_policy
 // "on-request" and a read-only sandbox; Claude Code runs -p with and without --allowedTools.
 // Run: node interop/measure/annotations.mjs [path/to/zodexd.js]   (needs --annotations; prints JSON lines)
@@ -46,7 +46,7 @@ async function claude(annotations, args) {
   space.remove();
 }
 
-for (const annotations of ['seed', 'truthful']) {
+for (const annotations of ['all-read-only', 'truthful']) {
   await Promise.all([
     codex(annotations, 'on-request', 'read-only'),
     codex(annotations, 'untrusted', 'read-only'),

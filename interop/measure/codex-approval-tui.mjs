@@ -16,7 +16,7 @@ import { echoScript } from '../lib/scenario.mjs';
 const pty = createRequire(path.join(REPO, 'package.json'))('node-pty');
 const zodexd = process.argv[2] ?? ZODEXD;
 
-for (const annotations of ['seed', 'truthful']) {
+for (const annotations of ['all-read-only', 'truthful']) {
   const space = scratch('tui');
   const mock = await startOpenAiMock(echoScript('mcp__zodex__exec_command', 'tui-marker', space.dir));
   fs.mkdirSync(path.join(space.dir, 'codex'));

@@ -18,12 +18,37 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 }
 
 describe('--annotations', () => {
-  it('defaults to seed, takes truthful from the flag or ZODEX_ANNOTATIONS, and refuses anything else', () => {
-    expect(config([]).annotations).toBe('seed');
+  it('defaults to all-read-only, takes truthful from the flag or ZODEX_ANNOTATIONS, and refuses anything else', () => {
+    expect(config([]).annotations).toBe('all-read-only');
     expect(config(['--annotations', 'truthful']).annotations).toBe('truthful');
     expect(config([], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('truthful');
-    expect(config(['--annotations', 'seed'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('seed');
-    expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of seed, truthful; write e.g. --annotations seed');
+    expect(config(['--annotations', 'all-read-only'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('all-read-only');
+    expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of all-read-only, truthful; write e.g. --annotations all-read-only');
+    expect(refusal([], { ZODEX_ANNOTATIONS: 'honest' })).toBe('ZODEX_ANNOTATIONS="honest" is not one of all-read-only, truthful; write e.g. ZODEX_ANNOTATIONS=all-read-only');
+  });
+
+  it('still takes seed, the old name of all-read-only, and says so once (issue 23)', () => {
+    const flagged = config(['--annotations', 'seed']);
+    expect(flagged.annotations).toBe('all-read-only');
+    expect(flagged.notices).toEqual(['--annotations seed is now called --annotations all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    const fromEnv = config([], { ZODEX_ANNOTATIONS: 'seed' });
+    expect(fromEnv.annotations).toBe('all-read-only');
+    expect(fromEnv.notices).toEqual(['ZODEX_ANNOTATIONS=seed is now called ZODEX_ANNOTATIONS=all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    expect(config([]).notices).toEqual([]);
+  });
+
+  it('takes --shell or ZODEX_SHELL, an absolute executable, and refuses anything else', () => {
+    expect(config(['--shell', '/bin/sh']).shell).toBe('/bin/sh');
+    expect(config([], { ZODEX_SHELL: '/bin/sh' }).shell).toBe('/bin/sh');
+    expect(config([]).shell).toBeUndefined();
+    expect(refusal(['--shell', 'zsh'])).toBe('--shell "zsh" is not an absolute path; write e.g. --shell /bin/zsh');
+    expect(refusal([], { ZODEX_SHELL: '/no/such/shell' })).toMatch(/^ZODEX_SHELL=\/no\/such\/shell is not an executable file/);
+    expect(refusal(['--shell', '/tmp'])).toMatch(/^--shell \/tmp is not an executable file/);
+  });
+
+  it('names the environment variable a refused transport or mode came from', () => {
+    expect(refusal([], { ZODEX_TRANSPORT: 'ftp' })).toBe('ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio');
+    expect(refusal([], { ZODEX_MODE: 'cloud' })).toBe('ZODEX_MODE="cloud" is not one of local, sprite; write e.g. ZODEX_MODE=local');
   });
   it('records the directory zodexd was started in', () => {
     expect(config([]).startDir).toBe(process.cwd());
@@ -113,6 +138,15 @@ describe('CLI refusals (seed 003)', () => {
     expect(refusal(argv)).toMatch(pattern);
   });
 
+  it('names the environment variable a refused value came from, not the flag (issue 23)', () => {
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '0.0.0.0:7391' })).toMatch(/^ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391$/);
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: 'localhost' })).toMatch(/^ZODEX_LISTEN="localhost" is not HOST:PORT; write e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391/);
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '10.1.2.3:7391' })).toMatch(/^ZODEX_LISTEN=10\.1\.2\.3 is not a loopback address, so a token is required/);
+    expect(refusal(['--transport', 'http'], { ZODEX_ALLOW_HOST: 'a.example,h.example:80' })).toMatch(/^ZODEX_ALLOW_HOST takes a hostname without a port; write ZODEX_ALLOW_HOST=h\.example/);
+    // a flag still wins, and is what a refusal names
+    expect(refusal(['--transport', 'http', '--listen', '0.0.0.0:1'], { ZODEX_LISTEN: '127.0.0.1:2' })).toMatch(/^--listen 0\.0\.0\.0:1 is a wildcard bind/);
+  });
+
   it('allows a non-loopback bind with a token or --insecure-no-auth', () => {
     const token = 'x'.repeat(32);
     expect(config(['--transport', 'http', '--listen', '10.1.2.3:7391'], { ZODEX_AUTH_TOKEN: token }).authToken).toBe(token);
@@ -141,7 +175,7 @@ describe('--ops-listen and --log-format (issue 24)', () => {
     expect(config([], { ZODEX_OPS_LISTEN: '127.0.0.1:0' }).opsListen).toEqual({ host: '127.0.0.1', port: 0 });
     expect(config(['--ops-listen', '[::1]:9'], { ZODEX_OPS_LISTEN: '127.0.0.1:0' }).opsListen).toEqual({ host: '::1', port: 9 });
     for (const wildcard of ['0.0.0.0:9464', '[::]:9464', ':9464']) expect(refusal(['--ops-listen', wildcard])).toMatch(/^--ops-listen /);
-    expect(refusal([], { ZODEX_OPS_LISTEN: '0.0.0.0:1' })).toMatch(/^--ops-listen 0\.0\.0\.0:1 is a wildcard bind/);
+    expect(refusal([], { ZODEX_OPS_LISTEN: '0.0.0.0:1' })).toMatch(/^ZODEX_OPS_LISTEN=0\.0\.0\.0:1 is a wildcard bind/);
   });
 
   it('take text or json (flag or ZODEX_LOG_FORMAT) and refuse anything else; the early read never throws', () => {

@@ -38,11 +38,12 @@ describe('layer options', () => {
     expect(options).toMatchObject({ version: VERSION, mode: 'sprite', annotations: 'truthful' });
     expect(options.limits).toEqual(schemaLimits(c));
     expect(options.limits).toMatchObject({ defaultWorkdir: '/', maxYieldMs: 1000 });
-    expect(options.instructions).toContain('exec_command may omit workdir (default /)');
+    expect(options.instructions).toContain('Default workdir of exec_command: /.');
   });
 
-  it('gives the spill store its folder, cap and age', () => {
-    expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000 });
+  it('gives the spill store its folder, caps and age', () => {
+    expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000', '--spill-folder-max-bytes', '99999']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000, folderMaxBytes: 99999 });
+    expect(spillOptions(config([])).folderMaxBytes).toBe(256 * 1024 * 1024);
     expect(spillOptions(config([], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/from-env');
     expect(spillOptions(config(['--spill-dir', '/tmp/x'], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/x');
   });

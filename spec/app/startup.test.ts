@@ -41,7 +41,7 @@ describe("zodexd's log lines", () => {
     const TOKEN = 'startup-log-token-0123456789abcdef';
     const probe = `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { ...META, 'io.modelcontextprotocol/clientInfo': { name: `client-${TOKEN}`, version: '1' } } } })}\n`;
     const { stderr } = await run(['--mode', 'sprite'], probe, { ZODEX_SPAWN_HELPER: '/nonexistent/zodex-spawn', ZODEX_AUTH_TOKEN: TOKEN });
-    expect(stderr).toContain('request from client-[REDACTED:ZODEX_AUTH_TOKEN] 1 (server/discover)');
+    expect(stderr).toContain('request from "client-[REDACTED:ZODEX_AUTH_TOKEN] 1" ("server/discover")');
     expect(stderr).not.toContain(TOKEN);
   }, 30_000);
 });

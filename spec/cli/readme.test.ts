@@ -42,12 +42,13 @@ function shellLines(markdown: string): string[] {
   return lines;
 }
 
-// One command line without its comment, split at && into commands, each without leading VAR=value.
+// One command line without its comment, split at && into commands, each without leading VAR=value
+// (a line of assignments alone runs no program).
 function commands(line: string): string[][] {
   const code = line.replace(/\s+#.*$/, '').replace(/^#.*$/, '');
   return code
     .split('&&')
-    .map((part) => splitWords(part.trim().replace(/^(?:[A-Z_]+=(?:\$\([^)]*\)|\S+)\s+)+/, '')))
+    .map((part) => splitWords(part.trim().replace(/^(?:[A-Z_]+=(?:\$\([^)]*\)|\S+)(?:\s+|$))+/, ''))) // a bare assignment: no command
     .filter((words) => words.length > 0);
 }
 
@@ -62,6 +63,8 @@ describe('README commands', () => {
       if (program === 'npm') {
         const [verb, script] = args;
         if (verb === 'run') expect(Object.keys(pkg.scripts)).toContain(script);
+        // npm install only of a tarball `npm pack` made (the conformance suite, installed alone)
+        else if (verb === 'install') expect(args.slice(1).every((arg) => arg.endsWith('.tgz')), 'npm install of a packed .tgz only').toBe(true);
         else expect(['ci', 'start', 'test', 'link', 'pack']).toContain(verb);
       } else if (program === 'npx') {
         const [bin, ...rest] = args;

@@ -69,7 +69,6 @@ describe('context options: each switch, by flag, config file and default', () =>
         maxSkills: 5,
         descriptionMaxChars: 80,
       },
-      publisher: { anything: 'belongs to someone else' },
     });
     expect(load()).toMatchObject({
       parts: { globalInstructions: false, globalSkills: true, workdirInstructionsHint: false, workdirSkills: false },
@@ -107,9 +106,15 @@ describe('context options: each switch, by flag, config file and default', () =>
 });
 
 describe('context options: clear errors', () => {
-  it('names an unknown key', () => {
+  it('names an unknown key, the key it likely meant and the known ones', () => {
     const message = configError(() => setup({ context: { gloabl: false } }).load());
-    expect(message).toMatch(/config\.json is invalid: context: Unrecognized key: "gloabl"/);
+    expect(message).toMatch(/config\.json is invalid: context: unknown key "gloabl" \(did you mean "global"\?\); the known keys are global, workdir, /);
+  });
+
+  it('names an unknown top-level key: a misspelt section is not silently ignored (issue 23)', () => {
+    const message = configError(() => setup({ contxt: { global: false } }).load());
+    expect(message).toMatch(/config\.json is invalid: \(top level\): unknown key "contxt" \(did you mean "context"\?\); the known keys are context$/);
+    expect(configError(() => setup({ context: {}, theme: 'dark' }).load())).toMatch(/unknown key "theme"; the known keys are context$/);
   });
 
   it('names a wrong type or an out-of-range cap, with the key path', () => {

@@ -1,8 +1,12 @@
 // The command environment applies the caller's policy as data (the engine knows no product):
-// removed names are gone, set names win over the captured environment and the overrides.
+// removed names are gone, set names win over the captured environment and the overrides. The
+// shell is the login shell of the passwd entry in Local mode, bash in Sprite mode.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMMAND_ENV_OVERRIDES, commandEnv, serverEnvironment } from '../../src/exec/environment.js';
+import { chooseShell, COMMAND_ENV_OVERRIDES, commandEnv, serverEnvironment } from '../../src/exec/environment.js';
 
 describe('commandEnv', () => {
   it('removes what the policy removes and sets what it sets, after the overrides', () => {
@@ -30,5 +34,32 @@ describe('the policy hook', () => {
     const env = commandEnv({ PATH: '/bin', GH_TOKEN: 'ghp_seen' }, { remove: ['GH_TOKEN'], set: {}, seen: (raw) => (seen = { ...raw }) });
     expect(seen).toMatchObject({ GH_TOKEN: 'ghp_seen' });
     expect(env.GH_TOKEN).toBeUndefined();
+  });
+});
+
+describe('the shell of a command (issue 23: the login shell is the passwd entry\'s, not $SHELL)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-shells-'));
+  const shell = (name: string, mode = 0o755) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, '#!/bin/sh\n', { mode });
+    return file;
+  };
+  const zsh = shell('zsh');
+  const nologin = shell('nologin');
+  const notExecutable = shell('fish', 0o644);
+
+  it('takes the passwd entry\'s login shell in Local mode, whatever $SHELL says', () => {
+    expect(chooseShell('local', { SHELL: '/bin/sh' }, () => zsh)).toEqual({ shell: zsh, from: 'the login shell of the passwd entry' });
+  });
+
+  it('falls back to $SHELL, then bash, when the passwd entry names no usable shell', () => {
+    for (const passwd of [undefined, '', 'relative/zsh', nologin, '/usr/sbin/nologin', '/bin/false', notExecutable, path.join(dir, 'missing')]) {
+      expect(chooseShell('local', { SHELL: zsh }, () => passwd), String(passwd)).toEqual({ shell: zsh, from: '$SHELL: the passwd entry names no usable login shell' });
+    }
+    expect(chooseShell('local', {}, () => nologin).shell).toBe('/bin/bash');
+  });
+
+  it('runs bash in Sprite mode, whatever the passwd entry and $SHELL say', () => {
+    expect(chooseShell('sprite', { SHELL: zsh }, () => zsh).shell).toBe('/bin/bash');
   });
 });

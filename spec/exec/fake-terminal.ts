@@ -1,7 +1,7 @@
 // A Terminal with no process behind it: the test emits output and the exit, and sees what was
 // typed and whether a kill was asked for. Its pid can never exist (above any pid_max).
 import type { Terminal, TerminalExit } from '../../src/exec/terminal.js';
-import type { InputProbe } from '../../src/exec/inputwait.js';
+import type { InputProbe, InputState } from '../../src/exec/inputwait.js';
 import { Session, type SessionInit } from '../../src/exec/session.js';
 import { MemorySink } from './memory-sink.js';
 
@@ -53,13 +53,15 @@ export class FakeTerminal implements Terminal {
   }
 }
 
-// A probe the test sets: true while the fake command "waits for input".
+// A probe the test sets: `waiting` while the fake command "waits for input", `timed` while it
+// waits on the terminal with a timeout.
 export class FakeProbe implements InputProbe {
   waiting = false;
+  timed = false;
   looks = 0;
-  check(): boolean {
+  check(): InputState {
     this.looks += 1;
-    return this.waiting;
+    return this.waiting ? 'input' : this.timed ? 'timed' : 'none';
   }
 }
 

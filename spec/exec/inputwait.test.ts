@@ -1,12 +1,14 @@
 // The input-wait probe on real processes: each way of waiting on the terminal that it claims to
-// tell (read, /dev/tty, epoll, poll/select on the terminal alone), and the look-alikes it must not
-// take for a prompt (select on the terminal and a pipe, epoll without the terminal, sleeping).
+// tell (read, /dev/tty, epoll, poll/select on the terminal alone), the look-alikes it must not
+// take for a prompt (select on the terminal and a pipe, epoll without the terminal, sleeping), and
+// the waits that end by themselves, which are only 'timed' (a timeout on the terminal wait, or a
+// main thread on a timer beside a reading thread).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInputProbe } from '../../src/exec/inputwait.js';
+import { createInputProbe, type InputState } from '../../src/exec/inputwait.js';
 import { killProcessTree } from '../../src/exec/kill.js';
 import { spawnPty } from '../../src/exec/launcher.js';
 import type { PtyProcess } from '../../src/exec/pty.js';
@@ -30,10 +32,10 @@ function start(cmd: string): PtyProcess {
 }
 
 // The probe's answers for cmd over `ms`, sampled every 50 ms; the command is killed after.
-async function answers(cmd: string, ms: number): Promise<boolean[]> {
+async function answers(cmd: string, ms: number): Promise<InputState[]> {
   const pty = start(cmd);
   const probe = createInputProbe(pty.pid)!;
-  const seen: boolean[] = [];
+  const seen: InputState[] = [];
   try {
     for (const until = Date.now() + ms; Date.now() < until; ) {
       seen.push(probe.check());
@@ -57,9 +59,29 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
     ['select on the terminal alone', py('import select, sys; select.select([sys.stdin], [], [])')],
     ['poll on the terminal alone', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll()')],
     ['epoll watching the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(0, select.EPOLLIN); e.register(a, select.EPOLLIN); e.poll()')],
+    ['poll on the terminal with no timeout (more)', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll(-1)')],
   ])('tells %s', async (_name, cmd) => {
     const seen = await answers(cmd, 3_000);
-    expect(seen.slice(-10).every(Boolean)).toBe(true);
+    expect(seen.slice(-10).every((state) => state === 'input')).toBe(true);
+  });
+
+  it('tells a read in the main thread beside a thread sleeping on a timer (a heartbeat), but while that thread runs', async () => {
+    const seen = await answers(py('import threading, time\ndef beat():\n  while True: time.sleep(0.2)\nthreading.Thread(target=beat, daemon=True).start()\ninput()'), 3_000);
+    expect(seen.slice(-10)).toContain('input');
+    expect(seen.slice(-10)).not.toContain('timed');
+  });
+
+  // Issue 23's false alarms: each would go on by itself, so a look sees at most 'timed'.
+  it.each([
+    ['select on the terminal with a timeout between printed ticks', py('import select, sys\nfor i in range(200):\n  print(i, flush=True); select.select([sys.stdin], [], [], 0.05)')],
+    ['a thread blocked in stdin.readline() while the main thread prints and sleeps', py('import sys, threading, time\nthreading.Thread(target=sys.stdin.readline, daemon=True).start()\nfor i in range(200):\n  print(i, flush=True); time.sleep(0.05)')],
+    ['poll with a timeout', py('import select; p = select.poll(); p.register(0, select.POLLIN)\nwhile True: p.poll(200)')],
+    ['epoll with a timeout', py('import select; e = select.epoll(); e.register(0, select.EPOLLIN)\nwhile True: e.poll(0.2)')],
+    ['top between its redraws', 'exec top -d 0.5'],
+  ])('takes %s for a timed wait, never for a prompt', async (_name, cmd) => {
+    const seen = await answers(cmd, 2_000);
+    expect(seen).not.toContain('input');
+    expect(seen).toContain('timed');
   });
 
   it.each([
@@ -71,7 +93,7 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
     ['a reader whose shell also runs a busy child', 'sh -c "while :; do :; done" & read line'],
   ])('does not take %s for a prompt', async (_name, cmd) => {
     const seen = await answers(cmd, 2_000);
-    expect(seen.some(Boolean)).toBe(false);
+    expect(seen.filter((state) => state !== 'none')).toEqual([]);
   });
 });
 

@@ -31,6 +31,10 @@ export class MemorySink implements SpillSink {
     this.tailFile = Buffer.from(bytes);
     this.tailPath = '/memory/spill.tail.txt';
   }
+  markEnded() {}
+  takeRemovedOthers() {
+    return [];
+  }
   close() {}
   get file() {
     return Buffer.concat(this.parts);

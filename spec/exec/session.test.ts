@@ -27,6 +27,33 @@ describe('Session with a fake terminal', () => {
     session.kill('killed');
   });
 
+  it('ends a poll once new output has paused (outputSettle), a burst whole, at most maxMs after it began', async () => {
+    const poll = { quietMs: 100, maxMs: 1_000 };
+    const { session, terminal } = fakeSession();
+    setTimeout(() => terminal.print('a\n'), 200);
+    setTimeout(() => terminal.print('b\n'), 250);
+    setTimeout(() => terminal.print('c\n'), 300);
+    const waited = await timed(session.wait({ deadline: Date.now() + 10_000, outputSettle: poll }));
+    expect(waited).toBeGreaterThanOrEqual(390); // 100 ms after the burst's last piece
+    expect(waited).toBeLessThan(5_000);
+    expect(session.report().output).toBe('a\nb\nc\n');
+    // output that never pauses: maxMs after it began
+    const ticking = setInterval(() => terminal.print('t\n'), 20);
+    const busy = await timed(session.wait({ deadline: Date.now() + 10_000, outputSettle: poll }));
+    clearInterval(ticking);
+    expect(busy).toBeGreaterThanOrEqual(990);
+    expect(busy).toBeLessThan(5_000);
+    // output waiting since before the poll, quiet since: at once
+    session.report();
+    terminal.print('waiting\n');
+    await sleep(150);
+    expect(await timed(session.wait({ deadline: Date.now() + 10_000, outputSettle: poll }))).toBeLessThan(2_000);
+    expect(session.report().output).toBe('waiting\n');
+    // nothing new: the deadline
+    expect(await timed(session.wait({ deadline: Date.now() + 300, outputSettle: poll }))).toBeGreaterThanOrEqual(290);
+    session.kill('killed');
+  });
+
   it('ends the wait at the exit, reports it once and then the handle is spent', async () => {
     const { session, terminal } = fakeSession();
     setTimeout(() => {

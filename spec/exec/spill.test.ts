@@ -134,3 +134,65 @@ describe('SpillStore', () => {
     expect(fs.existsSync(empty)).toBe(false);
   });
 });
+
+// Issue 23: nothing bounded the folder; 40 commands of 2 MB left 80 MB for a day.
+describe('the folder cap (--spill-folder-max-bytes)', () => {
+  const folderBytes = (dir: string) => fs.readdirSync(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0);
+
+  it('removes the files of ended commands, oldest first, to make room, and says which', () => {
+    const store = new SpillStore({ parentDir: path.join(tempRoot(), 'zodex'), capBytes: 60, maxAgeMs: DAY, folderMaxBytes: 150 });
+    const [a, b, c] = [store.create(), store.create(), store.create()];
+    const aPath = a.path!;
+    a.write(Buffer.alloc(60, 'a'));
+    a.markEnded();
+    b.write(Buffer.alloc(60, 'b'));
+    b.markEnded();
+    c.write(Buffer.alloc(60, 'c')); // 180 > 150: a goes, b stays
+    expect(fs.existsSync(aPath)).toBe(false);
+    expect(a.path).toBeUndefined();
+    expect(a.kept).toBe(0);
+    expect(a.error).toMatch(/^\S+out-\S+\.txt was removed to keep the spill folder under its 150-byte cap \(--spill-folder-max-bytes\), after the command ended/);
+    expect(c.takeRemovedOthers()).toEqual([aPath]);
+    expect(c.takeRemovedOthers()).toEqual([]); // reported once
+    expect(fs.readFileSync(b.path!, 'utf8')).toBe('b'.repeat(60));
+    expect(fs.readFileSync(c.path!, 'utf8')).toBe('c'.repeat(60));
+    expect(c.truncated).toBe(false);
+    expect(store.usedBytes).toBe(120);
+    expect(folderBytes(path.dirname(c.path!))).toBe(120);
+  });
+
+  it('never removes a running command\'s file: the writing file stops where the room ends, and says why', () => {
+    const store = new SpillStore({ parentDir: path.join(tempRoot(), 'zodex'), capBytes: 60, maxAgeMs: DAY, folderMaxBytes: 100 });
+    const [running, writer] = [store.create(), store.create()];
+    running.write(Buffer.alloc(60, 'r'));
+    writer.write(Buffer.alloc(30, 'w'));
+    writer.write(Buffer.alloc(30, 'x'));
+    expect(fs.readFileSync(running.path!, 'utf8')).toBe('r'.repeat(60));
+    expect(writer.kept).toBe(40);
+    expect(fs.readFileSync(writer.path!, 'utf8')).toBe('w'.repeat(30) + 'x'.repeat(10));
+    expect(writer.truncated).toBe(true);
+    expect(writer.error).toMatch(/the spill folder is full \(--spill-folder-max-bytes\): output_file keeps the first 40 bytes/);
+    writer.write(Buffer.alloc(10, 'y')); // nothing more, even once room comes back
+    expect(writer.kept).toBe(40);
+    expect(store.usedBytes).toBe(100);
+  });
+
+  it('counts tail files and keeps what is on disk equal to what it counts, under the cap', () => {
+    const parent = path.join(tempRoot(), 'zodex');
+    const store = new SpillStore({ parentDir: parent, capBytes: 40, maxAgeMs: DAY, folderMaxBytes: 200 });
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const sinks = [store.create()];
+    const folder = path.dirname(sinks[0]!.path!);
+    for (let step = 0; step < 400; step++) {
+      const roll = next(10);
+      const sink = sinks[next(sinks.length)]!;
+      if (roll < 5) sink.write(Buffer.alloc(1 + next(30), 'z'));
+      else if (roll < 7) sink.saveTail(Buffer.alloc(next(50), 't'));
+      else if (roll < 8) sink.markEnded();
+      else sinks.push(store.create());
+      expect(folderBytes(folder), `step ${step}`).toBe(store.usedBytes);
+      expect(store.usedBytes).toBeLessThanOrEqual(200);
+    }
+  });
+});

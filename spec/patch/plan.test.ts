@@ -106,19 +106,45 @@ describe('locating chunks', () => {
 });
 
 describe('pure additions', () => {
-  it('go right after the @@ context line', () => {
-    expect(update('a\nb\nc\n', '@@ a', '+inserted')).toBe('a\ninserted\nb\nc\n');
+  it('go at the end of the file even after an @@ context line, as Codex puts them', () => {
+    expect(update('a\nb\nc\n', '@@ a', '+inserted')).toBe('a\nb\nc\ninserted\n');
+  });
+
+  it('still need their @@ context line to exist', () => {
+    expect(update('a\nb\n', '@@ nope', '+x')).toMatchObject({ code: 'CONTEXT_NOT_FOUND' });
+  });
+
+  it('move the next chunk\'s search past their first @@ context line (Codex)', () => {
+    expect(update('h\nx\nh\nx\n', '@@ h', '+new', '@@', '-x', '+X')).toMatchObject({ code: 'AMBIGUOUS_CONTEXT' });
+    expect(update('x\nh\nx\n', '@@ h', '+new', '@@', '-x', '+X')).toBe('x\nh\nX\nnew\n');
   });
 
   it('go at the end of the file without context (Codex)', () => {
     expect(update('a\nb\n', '@@', '+end')).toBe('a\nb\nend\n');
   });
 
-  it('are ambiguous when their header is', () => {
-    expect(update('h\nx\nh\n', '@@ h', '+new')).toEqual({
-      code: 'AMBIGUOUS_CONTEXT',
-      reason: 'chunk 1 of 1 ("@@ h", patch line 3) matches 2 places (insertion after lines 1, 3); nothing was guessed.',
-    });
+  it('come after an insertion a later chunk makes at the same place, in patch order (Codex)', () => {
+    expect(update('q\n', '@@', '+P', '@@', ' q', '+a')).toBe('q\nP\na\n');
+  });
+});
+
+describe('an empty last line (Codex: the file\'s final newline written as a line)', () => {
+  it('is dropped from the old lines, and an empty last new line with it, when the chunk is not found', () => {
+    expect(update('alpha\n', '@@', '-alpha', '-', '+alpha', '+', '+')).toBe('alpha\n\n');
+    expect(update('a\nb\n', '@@', ' a', '-b', '-')).toBe('a\n');
+  });
+
+  it('stays a new line when it was context and the chunk adds after it', () => {
+    expect(update('a\n', '@@', ' a', ' ', '+x')).toBe('a\n\nx\n');
+  });
+
+  it('leaves the new lines at the search point when no old line is left', () => {
+    expect(update('a\n', '@@', ' ', '+b')).toBe('\nb\na\n');
+    expect(update('a\n', '@@', '-')).toBe('a\n');
+  });
+
+  it('is matched as a line when the file has one', () => {
+    expect(update('a\n\nb\n', '@@', ' a', '-', '+x')).toBe('a\nx\nb\n');
   });
 });
 
@@ -131,11 +157,21 @@ describe('rebuilding the content', () => {
     expect(update('a\r\nb\nc\r\n', '@@', '-c', '+C')).toBe('a\r\nb\nC\r\n');
   });
 
-  it('keeps a missing final newline unless the last line changes (then ends with one, as Codex)', () => {
-    expect(update('a\nb', '@@', '-a', '+A')).toBe('A\nb');
+  it('ends an updated file with a newline, the file\'s first line ending (Codex)', () => {
+    expect(update('a\nb', '@@', '-a', '+A')).toBe('A\nb\n');
     expect(update('a\nb', '@@', ' a', '-b', '+B')).toBe('a\nB\n');
-    expect(update('a\nb', '@@', '-b')).toBe('a\n');
+    expect(update('one\r\ntwo', '@@', '-one', '+ONE')).toBe('ONE\r\ntwo\r\n');
     expect(update('a\nb', '@@', ' b', '+c')).toBe('a\nb\nc\n');
+  });
+
+  it('gives new lines the first line ending of a mixed file (Codex)', () => {
+    expect(update('a\nb\r\nc\r\n', '@@', ' b', '+x', ' c')).toBe('a\nb\r\nx\nc\r\n');
+  });
+
+  it('takes a lone CR as a line break, as Codex does, and keeps it', () => {
+    expect(update('a\rb\rc\n', '@@', '-b', '+B')).toBe('a\rB\rc\n');
+    expect(update('a\rb\rc\n', '@@', ' a', '+x', ' b')).toBe('a\rx\rb\rc\n');
+    expect(update('a\r\r\nb\n', '@@', ' a', ' ', '-b', '+B')).toBe('a\r\r\nB\r');
   });
 
   it('keeps the file text of fuzzily matched context lines', () => {

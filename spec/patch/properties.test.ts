@@ -75,40 +75,42 @@ function buildCase(c: EditCase) {
 
   const eol = c.crlf ? '\r\n' : '\n';
   const aText = aLines.map((l, i) => l + (i < aLines.length - 1 || c.finalNewline ? eol : '')).join('');
-  const newline = aText.includes('\r\n') ? '\r\n' : '\n';
+  // New lines take the file's first line ending (LF when it has none); the result ends with one.
+  const newline = aLines.length > 1 || (aLines.length === 1 && c.finalNewline) ? eol : '\n';
   const aEol = (i: number) => (i < aLines.length - 1 || c.finalNewline ? eol : '');
   const bLines: { text: string; eol: string }[] = [];
   for (const op of ops) {
     if (op.t === '=') bLines.push({ text: aLines[op.a] as string, eol: aEol(op.a) });
     if (op.t === '+') bLines.push({ text: op.text, eol: newline });
   }
-  const bText = bLines.map((l, i) => l.text + (l.eol === '' && i < bLines.length - 1 ? newline : l.eol)).join('');
+  const bText = bLines.map((l) => l.text + (l.eol || newline)).join('');
 
-  // Chunks: runs of changes widened by `context` unchanged lines, merged when they touch.
+  // Chunks: runs of changes widened by `context` unchanged lines; a pure insertion goes at the end
+  // of the file (Codex), so one is widened by the unchanged line before it, or after it; windows
+  // that touch are merged.
   const windows: [number, number][] = [];
   for (let i = 0; i < ops.length; i++) {
     if (ops[i]!.t === '=') continue;
     let end = i;
     while (end + 1 < ops.length && ops[end + 1]!.t !== '=') end++;
-    const from = Math.max(0, i - c.context);
-    const to = Math.min(ops.length - 1, end + c.context);
+    let from = Math.max(0, i - c.context);
+    let to = Math.min(ops.length - 1, end + c.context);
+    if (aLines.length > 0 && !ops.slice(from, to + 1).some((op) => op.t !== '+')) {
+      if (from > 0) from--;
+      else to++;
+    }
     const last = windows[windows.length - 1];
     if (last && from <= last[1] + 1) last[1] = to;
     else windows.push([from, to]);
     i = end;
   }
   const chunks = windows.map(([from, to]) => {
-    const header: string[] = [];
-    const hasOld = ops.slice(from, to + 1).some((op) => op.t !== '+');
-    if (!hasOld && aLines.length > 0) {
-      // A pure insertion needs an anchor: the line before it as @@ context, or the line after.
-      const before = ops[from - 1];
-      if (before && before.t === '=') header.push(`@@ ${aLines[before.a]}`);
-      else to++;
-    }
+    // Sometimes name the line before the chunk in an @@ header (every line is unique).
+    const before = ops[from - 1];
+    const header = before?.t === '=' && c.context % 2 === 1 ? `@@ ${aLines[before.a]}` : '@@';
     const body = ops.slice(from, to + 1).map((op) => (op.t === '+' ? `+${op.text}` : `${op.t === '=' ? ' ' : '-'}${aLines[op.a]}`));
     const reachesEnd = to === ops.length - 1;
-    return [...(header.length ? header : ['@@']), ...body, ...(c.endOfFile && reachesEnd ? ['*** End of File'] : [])];
+    return [header, ...body, ...(c.endOfFile && reachesEnd ? ['*** End of File'] : [])];
   });
   // Shuffle the chunks when asked: every chunk is unique and none overlap, so out-of-order recovery applies.
   const order = chunks.map((_, i) => i);

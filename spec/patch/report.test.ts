@@ -2,20 +2,33 @@ import { describe, expect, it } from 'vitest';
 import { formatPatchReport } from '../../src/patch/index.js';
 
 describe('formatPatchReport', () => {
-  it("gives Codex's success text, paths as written, in patch order", () => {
+  it("gives Codex's success text: paths as written, every A, then every M, then every D, a move by its destination", () => {
     expect(
       formatPatchReport({
         changed: [
-          { kind: 'A', path: 'new.txt' },
-          { kind: 'M', path: 'src/b.ts', movedFrom: 'src/a.ts' },
           { kind: 'D', path: '/abs/old.txt' },
+          { kind: 'M', path: 'src/b.ts', movedFrom: 'src/a.ts' },
+          { kind: 'A', path: 'new.txt' },
+          { kind: 'M', path: 'c.ts' },
+          { kind: 'A', path: 'd.txt' },
         ],
         failed: [],
       }),
     ).toEqual({
-      text: 'Success. Updated the following files:\nA new.txt\nM src/b.ts (moved from src/a.ts)\nD /abs/old.txt\n',
+      text: 'Success. Updated the following files:\nA new.txt\nA d.txt\nM src/b.ts\nM c.ts\nD /abs/old.txt\n',
       isError: false,
     });
+  });
+
+  it('lists the operations applied before a failure in the same order, a move with its source', () => {
+    const { text } = formatPatchReport({
+      changed: [
+        { kind: 'D', path: 'gone.txt' },
+        { kind: 'M', path: 'b.ts', movedFrom: 'a.ts' },
+      ],
+      failed: [{ op: 'delete', path: 'c.ts', code: 'FILE_NOT_FOUND', reason: 'c.ts does not exist.' }],
+    });
+    expect(text.split('\n').slice(0, 3)).toEqual(['These operations were applied (they are not rolled back):', 'M b.ts (moved from a.ts)', 'D gone.txt']);
   });
 
   it('lists what changed, then each failure with its reason and how to fix it', () => {

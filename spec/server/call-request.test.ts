@@ -77,7 +77,7 @@ describe('tools/call past the SDK wrapper', () => {
   });
 
   it('builds results that the SDK result schema leaves unchanged (exec, text, error, with context)', async () => {
-    const report = { status: 'exited' as const, summary: 'exited with code 0 after 0.0 s', output: 'hi\n', outputHead: 'h', outputOmitted: 'o', outputOffset: 3, cwd: '/', handle: undefined, exitCode: 0, signal: 9, terminationReason: 'exit' as const, spill: { file: '/f', chars: 3, lines: 1, truncated: false, tailFile: '/t', tailOffset: 1, error: 'e' }, elapsedMs: 1, waitingForInput: false };
+    const report = { status: 'exited' as const, summary: 'exited with code 0 after 0.0 s', output: 'hi\n', outputHead: 'h', outputOmitted: 'o', outputOffset: 3, cwd: '/', handle: undefined, exitCode: 0, signal: 9, terminationReason: 'exit' as const, spill: { file: '/f', chars: 3, lines: 1, truncated: false, tailFile: '/t', tailOffset: 1, error: 'e', removed: ['/old'] }, elapsedMs: 1, waitingForInput: false };
     const fake = fakeRuntime('local');
     const conversation = new Conversation(fake.runtime, 'c1');
     const results = [

@@ -22,18 +22,31 @@ describe('server instructions', () => {
     for (const word of ['exec_command', 'write_stdin', 'apply_patch']) expect(prefix(text)).toContain(word);
   });
 
-  it('with --default-workdir say that workdir may be omitted, instead of the start directory', () => {
+  it('with --default-workdir say that exec_command may omit workdir, and nothing that contradicts it', () => {
     const text = prefix(instructionsFor({ mode: 'local', startDir, defaultWorkdir: '/srv/work' }));
-    expect(text).toContain('exec_command may omit workdir (default /srv/work)');
+    expect(text).toContain('exec_command runs a shell command (pass an absolute workdir, or omit it for the default below)');
+    expect(text).toContain('apply_patch edits files with a Codex-style patch (always pass an absolute workdir).');
+    expect(text).toContain('Default workdir of exec_command: /srv/work.');
+    expect(text).not.toMatch(/exec_command[^.;]*always pass/);
     expect(text).not.toContain(startDir);
     expect(text).toContain('set_agent_alias');
+  });
+
+  it('keep the set_agent_alias nudge within the first 512 characters whatever the start directory (issue 23)', () => {
+    for (const length of [70, 150, 300, 4000]) {
+      const long = `/${'d'.repeat(length - 1)}`;
+      const text = prefix(instructionsFor({ mode: 'local', startDir: long, defaultWorkdir: undefined }));
+      expect(text, `start directory of ${length} characters`).toContain('Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.');
+      expect(text).toContain('always pass an absolute workdir');
+      expect(text).toContain('First workdir: /ddd');
+    }
   });
 });
 
 describe('tool annotations', () => {
-  it('seed: every tool read-only, not destructive, closed world', () => {
+  it('all-read-only: every tool read-only, not destructive, closed world', () => {
     for (const tool of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'] as const) {
-      expect(annotationsFor('seed', tool)).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+      expect(annotationsFor('all-read-only', tool)).toEqual({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
     }
   });
   it('truthful: the acting tools are destructive, set_agent_alias stays read-only', () => {

@@ -1,8 +1,10 @@
 // The server's tool table: built from tools/index.ts, validated before any handler runs, a
-// rejected call recorded like a failed one, set_agent_alias run without a record.
+// rejected call recorded like a failed one (a call of an unknown tool too), set_agent_alias run
+// without a record, rejected or not.
 import { describe, expect, it } from 'vitest';
 import { Conversation } from '../../src/server/conversation.js';
 import { NO_OBSERVER } from '../../src/observe.js';
+import { ownAgent, unknownToolCalled } from '../../src/server/server.js';
 import { callOutcome, defineTool, type Extra, type ToolSetup } from '../../src/server/tools.js';
 import type { Observer } from '../../src/observe.js';
 import { TOOLS, type ToolContext } from '../../src/tools/index.js';
@@ -30,7 +32,7 @@ function setupFor(mode: 'local' | 'sprite') {
     maxYieldMs: limits.maxYieldMs,
     call: { signal: extra.signal, progress: undefined },
   });
-  const setup: ToolSetup = { limits, annotations: () => ({ readOnlyHint: true }), conversation, context, observer: NO_OBSERVER };
+  const setup: ToolSetup = { limits, annotations: () => ({ readOnlyHint: true }), agentFor: () => ownAgent(conversation), context, observer: NO_OBSERVER };
   return { fake, setup };
 }
 
@@ -65,6 +67,26 @@ describe('the tool table', () => {
     expect(textOf(result)).toMatch(/^Agent AG1X is now labelled "Rindle implementation" in Liveboard\./);
     expect(fake.of('setAlias')).toEqual([['AG1X', 'Rindle implementation', 'agent']]);
     expect(fake.of('startInvocation')).toEqual([]);
+  });
+
+  it('records nothing for a set_agent_alias call rejected by validation (alias changes never reach the timeline)', async () => {
+    const { fake, setup } = setupFor('local');
+    const result = await defineTool(byName('set_agent_alias'), setup).call({ alias: 'x'.repeat(81) }, extra);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^ALIAS_TOO_LONG: /);
+    expect(fake.of('startInvocation')).toEqual([]);
+    expect(fake.of('setAlias')).toEqual([]);
+  });
+
+  it('records a call of a tool that does not exist, by the name asked for, as a failed call', async () => {
+    const { fake, setup } = setupFor('sprite');
+    const tools = TOOLS.filter((tool) => !tool.localOnly).map((tool) => defineTool(tool, setup));
+    const conversation = new Conversation(fake.runtime, 'c2');
+    const result = await unknownToolCalled(tools, ownAgent(conversation), 'run_shell', { workdir: '/tmp', cmd: 'ls' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe('UNKNOWN_TOOL: no tool is named "run_shell"; the tools are exec_command, write_stdin, apply_patch');
+    expect(fake.of('startInvocation')).toEqual([[{ agentId: 'AG1X', tool: 'run_shell', workdir: '/tmp', summary: 'unknown tool' }]]);
+    expect(fake.of('finishInvocation')[0]![1]).toMatchObject({ isError: true });
   });
 });
 

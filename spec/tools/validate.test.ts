@@ -4,7 +4,8 @@ import { applyPatchInput } from '../../src/tools/apply_patch.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
 import { setAgentAliasInput } from '../../src/tools/set_agent_alias.js';
 import { writeStdinInput } from '../../src/tools/write_stdin.js';
-import { nearestName, parseArguments, strictSchema } from '../../src/tools/validate.js';
+import { nearestName } from '../../src/errors.js';
+import { parseArguments, strictSchema } from '../../src/tools/validate.js';
 
 const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
 const exec = execCommandInput(limits);

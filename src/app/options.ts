@@ -26,7 +26,7 @@ export const TERMINAL_ROWS = 50;
 export const UNREPORTED_RETENTION_MS = 3_600_000;
 
 export function spillOptions(config: Config): SpillOptions {
-  return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs };
+  return { parentDir: config.spillDir, capBytes: config.spillCapBytes, maxAgeMs: config.spillMaxAgeMs, folderMaxBytes: config.spillFolderMaxBytes };
 }
 
 export function engineOptions(

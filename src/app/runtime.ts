@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExecEngine } from '../exec/engine.js';
-import { captureLoginEnvironment, pickShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
+import { captureLoginEnvironment, chooseShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/spill.js';
 import { startControlServer, type ControlServer } from '../liveboard/control.js';
 import type { Liveboard } from '../liveboard/server.js';
@@ -54,7 +54,9 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   } catch {
     throw new Error(`the PTY helper ${spawnHelper} is missing or not executable; run \`npm ci\` (or \`npm run build\`) to build it`);
   }
-  const shellPath = pickShell(config.mode);
+  const chosen = config.shell ? { shell: config.shell, from: '--shell' } : chooseShell(config.mode);
+  const shellPath = chosen.shell;
+  log(`shell: ${shellPath} (${chosen.from})`);
   // First, before any command can run: what confines them (refuses to start when it cannot).
   const bounds = await prepareBounds(config, { spawnHelper, shell: shellPath, log, secrets });
   for (const line of bounds.describe) log(line);

@@ -40,9 +40,10 @@ export async function start(config: Config, started: Started): Promise<void> {
 }
 
 async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started, ops: OpsWiring | undefined): Promise<void> {
-  const open = conversationFactory(runtime);
   // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
   const modern = new ModernServer(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
+  // 2025-11-25 conversations find the agent their calls' _meta names in the same table.
+  const open = conversationFactory(runtime, modern.agents);
   if (config.transport === 'http') {
     const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../store/oauth.js'), import('../transport/http.js')]);
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);

@@ -3,7 +3,7 @@
 // validated with zod; a bad file is a ContextConfigError naming the file, the key and the fix.
 //
 // Config file (--config FILE > $ZODEX_CONFIG > <stateDir>/config.json; a missing default file is
-// fine). Only the `context` section is ours; other top-level sections are left to their owners.
+// fine). It has one section, `context`; an unknown key anywhere is an error naming it.
 //   { "context": {
 //       "global": true,                  // first result of a conversation      (--global-context on|off)
 //       "workdir": true,                 // first success in each workdir       (--workdir-context on|off)
@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { ZodexError } from '../errors.js';
+import { nearestName, quote, ZodexError } from '../errors.js';
 
 export const CONFIG_FILE_NAME = 'config.json'; // default: <stateDir>/config.json
 export const DEFAULT_AGENTS_MAX_BYTES = 32 * 1024; // as Codex's project_doc_max_bytes
@@ -114,8 +114,9 @@ export const contextConfigSchema = z.strictObject({
   descriptionMaxChars: z.number().int().min(MIN_DESCRIPTION_MAX_CHARS).max(MAX_DESCRIPTION_MAX_CHARS).optional(),
 });
 
-// Other sections belong to other parts of zodex; only `context` is checked here.
-export const configFileSchema = z.looseObject({ context: contextConfigSchema.optional() });
+// The sections of the config file: `context` is the only one today. Any other key is an error, so
+// that a typo ("contxt", "globl") is told, not silently left at its default.
+export const configFileSchema = z.strictObject({ context: contextConfigSchema.optional() });
 
 export type ContextConfig = z.infer<typeof contextConfigSchema>;
 
@@ -143,11 +144,15 @@ export function readContextConfig(file: string, required: boolean): ContextConfi
   }
   const parsed = configFileSchema.safeParse(json);
   if (!parsed.success) {
-    const known = Object.keys(contextConfigSchema.shape).join(', ');
     const problems = parsed.error.issues.map((issue) => {
       const where = issue.path.length ? issue.path.join('.') : '(top level)';
-      const hint = issue.code === 'unrecognized_keys' && issue.path.join('.') === 'context' ? ` (known keys: ${known})` : '';
-      return `${where}: ${issue.message}${hint}`;
+      if (issue.code !== 'unrecognized_keys') return `${where}: ${issue.message}`;
+      const known = Object.keys((issue.path.length ? contextConfigSchema : configFileSchema).shape);
+      const keys = issue.keys.map((key) => {
+        const near = nearestName(key, known);
+        return `${quote(key, 80)}${near ? ` (did you mean "${near}"?)` : ''}`;
+      });
+      return `${where}: unknown key${keys.length > 1 ? 's' : ''} ${keys.join(', ')}; the known keys are ${known.join(', ')}`;
     });
     throw new ContextConfigError(`config file ${file} is invalid: ${problems.join('; ')}`);
   }

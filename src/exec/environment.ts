@@ -1,13 +1,15 @@
 // The environment commands run in, and the shell that runs them.
-// Local mode: the user's login shell ($SHELL, else /bin/bash, else /bin/sh) is asked once, at
-// start, for its environment (`$SHELL -lc 'env -0'`, bounded by a timeout); every command then
-// runs as `$SHELL -c CMD` in that captured environment, so rc files are paid once, not per call.
-// Sprite mode: `bash -c` (or `sh -c`) in the server's own environment.
+// Local mode: the user's login shell (the one their passwd entry names, as login(1) and sshd
+// start; $SHELL only when that entry names none usable, then /bin/bash, /bin/sh) is asked once, at
+// start, for its environment (`SHELL -lc 'env -0'`, bounded by a timeout); every command then
+// runs as `SHELL -c CMD` in that captured environment, so rc files are paid once, not per call.
+// Sprite mode: `bash -c` (or `sh -c`) in the server's own environment. --shell overrides both.
 // The engine knows no product: which variables a command must not see and which it must get
 // (the HTTP token, the publisher's secrets and write mode) arrive as an EnvironmentPolicy.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 
 export interface ShellSetup {
   shell: string;
@@ -51,10 +53,41 @@ function isExecutable(file: string): boolean {
   }
 }
 
+// A shell that lets nobody log in (an account's nologin or false) cannot run commands.
+const NO_LOGIN = /\/(nologin|false)$/;
+
+// The shell commands run in, and where it came from (for the start log). Local mode: the passwd
+// entry's login shell, then $SHELL, /bin/bash, /bin/sh; Sprite mode: bash, else sh.
+// passwdShell: the passwd entry's shell (tests pass their own).
+export function chooseShell(mode: 'local' | 'sprite', env: NodeJS.ProcessEnv = process.env, passwdShell: () => string | undefined = userShell): { shell: string; from: string } {
+  const candidates: [string | undefined, string][] =
+    mode === 'local'
+      ? [
+          [passwdShell(), 'the login shell of the passwd entry'],
+          [env.SHELL, '$SHELL: the passwd entry names no usable login shell'],
+          ['/bin/bash', 'neither the passwd entry nor $SHELL names a usable shell'],
+        ]
+      : [
+          ['/bin/bash', 'Sprite mode'],
+          ['/usr/bin/bash', 'Sprite mode'],
+        ];
+  for (const [candidate, from] of candidates) {
+    if (candidate && candidate.startsWith('/') && !NO_LOGIN.test(candidate) && isExecutable(candidate)) return { shell: candidate, from };
+  }
+  return { shell: '/bin/sh', from: 'no bash found' };
+}
+
 export function pickShell(mode: 'local' | 'sprite', env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = mode === 'local' ? [env.SHELL, '/bin/bash', '/bin/sh'] : ['/bin/bash', '/usr/bin/bash', '/bin/sh'];
-  for (const candidate of candidates) if (candidate && candidate.startsWith('/') && isExecutable(candidate)) return candidate;
-  return '/bin/sh';
+  return chooseShell(mode, env).shell;
+}
+
+// The shell of this process's user as the passwd entry (getpwuid) names it; undefined if none.
+function userShell(): string | undefined {
+  try {
+    return os.userInfo().shell ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function commandEnv(base: NodeJS.ProcessEnv | Record<string, string>, policy: EnvironmentPolicy): Record<string, string> {
@@ -114,10 +147,11 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       settled = true;
       resolve(result);
     };
-    const fallback = (why: string) => settle({ ...serverEnvironment(shell, policy), source: `server environment (${why})` });
+    const fallback = (why: string) => settle({ shell, env: { ...commandEnv(process.env, policy), SHELL: shell }, source: `server environment (${why})` });
     try {
+      // SHELL names the login shell, as login(1) sets it, whatever zodexd was started with.
       const [file = shell, ...prefix] = [...(options.runner ?? []), shell];
-      child = spawn(file, [...prefix, '-lc', script], { env: commandEnv(process.env, policy), stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+      child = spawn(file, [...prefix, '-lc', script], { env: { ...commandEnv(process.env, policy), SHELL: shell }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch (error) {
       return fallback(`${shell} -lc failed: ${(error as Error).message.split('\n')[0]}`);
     }

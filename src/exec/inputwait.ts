@@ -2,23 +2,58 @@
 // never from what it printed. Linux only: elsewhere createInputProbe() returns undefined.
 // Flow: the tree under zodex-spawn -> every thread asleep? -> some thread blocked on the session's
 // terminal: read/readv on it, epoll_wait on an epoll that watches it for input, or poll/select
-// while the terminal is the only descriptor that could block (pointer args are unreadable).
+// while the terminal is the only descriptor that could block (pointer args are unreadable) ->
+// is that wait bounded? A program that waits on the terminal with a timeout (a tick loop that
+// checks for a key between lines, top between redraws, vim until its swap timer) or whose main
+// thread sleeps on a timer while another thread reads (it will wake and go on by itself) is only
+// 'timed': the caller takes it for a prompt once the command has also printed nothing for a
+// while. A wait without a timeout, in a process whose main thread is not on a timer, is 'input'.
 
 import fs from 'node:fs';
 import { descendantProcesses, statFields } from './kill.js';
 
-// Syscall numbers (/proc/PID/syscall prints the number, then the arguments in hex).
+// Syscall numbers (/proc/PID/syscall prints the number, then the arguments in hex), and where
+// each wait keeps its timeout: an int of milliseconds (negative: none) or a pointer (0: none).
 interface SyscallTable {
   read: number[]; // the fd is the first argument
   epoll: number[];
   poll: number[]; // poll, ppoll: second argument is the number of pollfds
   select: number[]; // select, pselect6: first argument is the highest fd + 1
+  timeoutMs: Record<number, number>; // syscall -> argument index of an int timeout in ms
+  timeoutPointer: Record<number, number>; // syscall -> argument index of a timeout pointer
+  sleep: number[]; // nanosleep, clock_nanosleep: always bounded
+  futex: number; // bounded when its op is a wait and its timeout pointer (argument 3) is set
 }
 
 const SYSCALLS: Partial<Record<string, SyscallTable>> = {
-  x64: { read: [0, 17, 19, 295, 327], epoll: [232, 281, 441], poll: [7, 271], select: [23, 270] },
-  arm64: { read: [63, 65, 67, 69, 286], epoll: [22, 441], poll: [73], select: [72] },
+  x64: {
+    read: [0, 17, 19, 295, 327],
+    epoll: [232, 281, 441],
+    poll: [7, 271],
+    select: [23, 270],
+    timeoutMs: { 7: 2, 232: 3, 281: 3 }, // poll, epoll_wait, epoll_pwait
+    timeoutPointer: { 23: 4, 270: 4, 271: 2, 441: 3, 128: 2 }, // select, pselect6, ppoll, epoll_pwait2, rt_sigtimedwait
+    sleep: [35, 230],
+    futex: 202,
+  },
+  arm64: {
+    read: [63, 65, 67, 69, 286],
+    epoll: [22, 441],
+    poll: [73],
+    select: [72],
+    timeoutMs: { 22: 3 }, // epoll_pwait
+    timeoutPointer: { 72: 4, 73: 2, 441: 3, 137: 2 }, // pselect6, ppoll, epoll_pwait2, rt_sigtimedwait
+    sleep: [101, 115],
+    futex: 98,
+  },
 };
+
+// What one sleeping thread waits for: the terminal (with or without a timeout), a timer or a
+// timeout elsewhere ('timed': it wakes by itself), or anything else.
+type Wait = 'terminal' | 'terminal-timed' | 'timed' | 'other';
+
+// What a look found: a prompt ('input'), a wait on the terminal that ends by itself ('timed'), or neither.
+export type InputState = 'input' | 'timed' | 'none';
 
 // Descriptors on which poll/select never block (regular files, directories, /dev/null and
 // kin): they cannot be what a sleeping process waits for.
@@ -33,8 +68,10 @@ function alwaysReady(fdPath: string): boolean {
 }
 
 export interface InputProbe {
-  // true: every process asleep and one waits to read the terminal; false: not (or not known).
-  check(): boolean;
+  // 'input': every thread asleep, one blocked on the terminal without a timeout, in a process
+  // whose main thread is not on a timer; 'timed': every thread asleep and one waits on the
+  // terminal, but the command may go on by itself; 'none': otherwise (or not known).
+  check(): InputState;
 }
 
 function readText(file: string): string | undefined {
@@ -83,10 +120,10 @@ class LinuxInputProbe implements InputProbe {
     return (this.terminal = { path, tty: stateAndTty(stat).tty });
   }
 
-  check(): boolean {
+  check(): InputState {
     const terminal = this.sessionTerminal();
-    if (!terminal) return false;
-    let reading = false;
+    if (!terminal) return 'none';
+    let found: InputState = 'none';
     for (const pid of descendantProcesses(this.leader)) {
       if (pid === this.leader) continue; // zodex-spawn, the reporter, waits for the shell
       const stat = readText(`/proc/${pid}/stat`);
@@ -95,21 +132,44 @@ class LinuxInputProbe implements InputProbe {
         const target = link(`/proc/${pid}/fd/${fd}`);
         return target === terminal.path || (target === '/dev/tty' && stateAndTty(stat).tty === terminal.tty);
       };
+      let blocked = false; // a thread of this process blocked on the terminal without a timeout
+      let onTerminal = false;
+      let mainTimed = false; // its main thread will wake by itself
       for (const task of readDir(`/proc/${pid}/task`)) {
         const state = stateAndTty(readText(`/proc/${pid}/task/${task}/stat`) ?? 'x) Z').state;
-        if (state === 'R' || state === 'D' || state === 'W') return false; // working
-        if (state !== 'S' || reading) continue;
+        if (state === 'R' || state === 'D' || state === 'W') return 'none'; // working
+        if (state !== 'S' || found === 'input') continue;
         const syscall = readText(`/proc/${pid}/task/${task}/syscall`);
-        if (syscall !== undefined && this.waitsOnTerminal(pid, syscall, isTerminal)) reading = true;
+        const wait = syscall === undefined ? 'other' : this.classify(pid, syscall, isTerminal);
+        if (wait === 'terminal') blocked = true;
+        if (wait === 'terminal' || wait === 'terminal-timed') onTerminal = true;
+        if (task === String(pid) && (wait === 'timed' || wait === 'terminal-timed')) mainTimed = true;
       }
+      if (blocked && !mainTimed) found = 'input';
+      else if (onTerminal && found === 'none') found = 'timed';
     }
-    return reading;
+    return found;
   }
 
-  private waitsOnTerminal(pid: number, syscall: string, isTerminal: (fd: string) => boolean): boolean {
+  private classify(pid: number, syscall: string, isTerminal: (fd: string) => boolean): Wait {
     const [nr, ...args] = syscall.trim().split(' ');
     const number = Number(nr);
     const arg = (i: number) => Number.parseInt(args[i] ?? '', 16);
+    // An int argument: the low 32 bits of the register (-1 may be printed sign-extended to 64).
+    const int = (i: number) => Number.parseInt((args[i] ?? '').replace(/^0x/, '').slice(-8), 16) | 0;
+    const { timeoutMs, timeoutPointer } = this.table;
+    // A timeout in ms is an int (negative: none); a timeout pointer is set or 0 (none).
+    const bounded =
+      this.table.sleep.includes(number) ||
+      (number in timeoutMs && int(timeoutMs[number]!) >= 0) ||
+      (number in timeoutPointer && arg(timeoutPointer[number]!) !== 0) ||
+      (number === this.table.futex && [0, 9].includes(arg(1) & 0x7f) && arg(3) !== 0); // FUTEX_WAIT(_BITSET) with a timeout
+    const onTerminal = this.waitsOnTerminal(pid, number, arg, isTerminal);
+    if (onTerminal) return bounded ? 'terminal-timed' : 'terminal';
+    return bounded ? 'timed' : 'other';
+  }
+
+  private waitsOnTerminal(pid: number, number: number, arg: (i: number) => number, isTerminal: (fd: string) => boolean): boolean {
     if (this.table.read.includes(number)) return isTerminal(String(arg(0)));
     if (this.table.epoll.includes(number)) return this.epollWatches(pid, arg(0), isTerminal);
     const poll = this.table.poll.includes(number);

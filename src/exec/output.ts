@@ -32,8 +32,10 @@ export interface OutputLimits {
 }
 
 // Where a spilled stream goes: see spill.ts. It is offered every byte of the stream and keeps
-// the first `kept` (up to its cap); `truncated` turns true once it was offered more. `write`
-// and `saveTail` never throw: failures land in `error` and `tailError`.
+// the first `kept` (up to its cap, or what the folder's cap left); `truncated` turns true once it
+// was offered more. `write` and `saveTail` never throw: failures land in `error` and `tailError`.
+// Once the command ended, its files may be removed to make room for others (`path` is then
+// undefined, `kept` 0 and `error` says why).
 export interface SpillSink {
   readonly path: string | undefined;
   readonly error: string | undefined;
@@ -45,6 +47,9 @@ export interface SpillSink {
   write(bytes: Uint8Array): void;
   read(offset: number, length: number): Buffer;
   saveTail(bytes: Uint8Array): void;
+  markEnded(): void;
+  // The spill files of ended commands removed to make room for this one since the last call.
+  takeRemovedOthers(): string[];
   close(): void;
 }
 
@@ -56,6 +61,7 @@ export interface SpillView {
   error: string | undefined;
   tailFile: string | undefined; // saved at this report: stream bytes [tailOffset, offset)
   tailOffset: number | undefined;
+  removed: string[]; // other commands' spill files removed to make room for this one since the last view
 }
 
 export interface OutputView {
@@ -94,6 +100,11 @@ export class OutputBuffer {
 
   get bytes(): number {
     return this.total;
+  }
+
+  // Output the next result would show: bytes since the previous result.
+  get hasUndelivered(): boolean {
+    return this.total > this.windowStart;
   }
 
   push(bytes: Uint8Array): void {
@@ -297,7 +308,13 @@ export class OutputBuffer {
       error: sink.error ?? sink.tailError,
       tailFile: tailSaved ? sink.tailPath : undefined,
       tailOffset: tailSaved ? this.tailSavedFrom : undefined,
+      removed: sink.takeRemovedOthers(),
     };
+  }
+
+  // The command ended: no byte will come; its spill files may go first when others need room.
+  ended(): void {
+    this.spill?.markEnded();
   }
 
   close(): void {

@@ -21,6 +21,11 @@ const KILL_REPORT_GRACE_MS = 2_000;
 // come for this long; the kernel's view is looked at every INPUT_POLL_MS once it is quiet.
 export const INPUT_SETTLE_MS = 20;
 export const INPUT_POLL_MS = 50;
+// A wait on the terminal that ends by itself (a timeout, or a main thread on a timer: inputwait.ts)
+// counts as a prompt only once the command has also been quiet this long: a program that checks
+// for a key between the lines it prints keeps printing; a prompt with a timeout (vim, top between
+// redraws, a Node prompt beside a timer) does not.
+export const TIMED_INPUT_QUIET_MS = 1_000;
 const INPUT_CONFIRM_MS = 5;
 // Typed input is not taken by the program until the kernel's line discipline has run (a worker
 // thread, late under load); until then the program still looks like it waits. Its echo proves
@@ -35,6 +40,9 @@ export interface WaitOptions {
   answerSettleMs?: number | undefined;
   // End as soon as the command waits for terminal input (where that can be told).
   untilInput?: boolean | undefined;
+  // A poll: once there is output not yet delivered (already when the wait begins, or as it
+  // comes), end after `quietMs` without more, or `maxMs` after the first of it at the latest.
+  outputSettle?: { quietMs: number; maxMs: number } | undefined;
 }
 
 export interface SessionEnd {
@@ -119,6 +127,7 @@ export class Session {
   // The terminal's echo of what was last typed, not yet seen in the output: it is no answer.
   private pendingEcho: Buffer | undefined;
   private readonly answerListeners = new Set<() => void>();
+  private readonly outputListeners = new Set<() => void>(); // any new output (polls)
   private readonly inputProbe: InputProbe | undefined;
   private lastActivityAt = Date.now(); // the latest output or typed input
   private typedAt = 0;
@@ -200,6 +209,7 @@ export class Session {
     if (bytes.length === 0) return;
     this.output.push(bytes);
     for (const listener of this.dataListeners) listener(bytes);
+    for (const listener of this.outputListeners) listener();
   }
 
   // Looks for EROFS's message in the output, across reads.
@@ -227,6 +237,7 @@ export class Session {
     clearTimeout(this.timeout);
     if (this.killTimer) clearTimeout(this.killTimer);
     this.ended = { exitCode, signal, reason: this.reason ?? 'exit', endedAt: Date.now(), networkRefused: networkRefused || undefined };
+    this.output.ended();
     for (const wake of this.endWaiters) wake();
     this.endWaiters.clear();
     // The shell is gone; whatever it left behind goes with it. Closing the terminal tells
@@ -264,9 +275,10 @@ export class Session {
   }
 
   // Resolves when the command ends, at the deadline, when the signal aborts, once it has
-  // answered (answerSettleMs) or once it waits for terminal input (untilInput).
+  // answered (answerSettleMs), once new output has settled (outputSettle) or once it waits for
+  // terminal input (untilInput).
   wait(options: WaitOptions): Promise<void> {
-    const { deadline, signal, answerSettleMs } = options;
+    const { deadline, signal, answerSettleMs, outputSettle } = options;
     if (this.ended || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       let settle: NodeJS.Timeout | undefined;
@@ -278,11 +290,22 @@ export class Session {
         signal?.removeEventListener('abort', done);
         this.endWaiters.delete(done);
         this.answerListeners.delete(answered);
+        this.outputListeners.delete(output);
         resolve();
       };
       const answered = () => {
         clearTimeout(settle);
         settle = setTimeout(done, Math.min(answerSettleMs ?? 0, Math.max(0, deadline - Date.now())));
+      };
+      // New output ends a poll once it has been quiet for quietMs, maxMs after it began at most.
+      let firstOutputAt: number | undefined;
+      const output = () => {
+        const now = Date.now();
+        firstOutputAt ??= now;
+        clearTimeout(settle);
+        // quiet since the latest output (or typing): output waiting since before the poll may be quiet already
+        const end = Math.min(this.lastActivityAt + outputSettle!.quietMs, firstOutputAt + outputSettle!.maxMs, deadline);
+        settle = setTimeout(done, Math.max(0, end - now));
       };
       // Looks once output and typing have been quiet for INPUT_SETTLE_MS, then every INPUT_POLL_MS;
       // a yes is taken when a second look INPUT_CONFIRM_MS later agrees (a process tree passes
@@ -294,7 +317,7 @@ export class Session {
         if (quiet < INPUT_SETTLE_MS || unechoed > 0) {
           seen = false;
           probe = setTimeout(look, Math.max(INPUT_SETTLE_MS - quiet, Math.min(unechoed, INPUT_POLL_MS)));
-        } else if (!this.inputProbe!.check()) {
+        } else if (!this.waitsForInput(quiet)) {
           seen = false;
           probe = setTimeout(look, INPUT_POLL_MS);
         } else if (seen) {
@@ -314,8 +337,18 @@ export class Session {
       signal?.addEventListener('abort', done, { once: true });
       this.endWaiters.add(done);
       if (answerSettleMs !== undefined) this.answerListeners.add(answered);
+      if (outputSettle) {
+        this.outputListeners.add(output);
+        if (this.output.hasUndelivered) output(); // output that came since the previous result counts
+      }
       if (options.untilInput && this.inputProbe) probe = setTimeout(look, Math.max(0, INPUT_SETTLE_MS - (Date.now() - this.lastActivityAt)));
     });
+  }
+
+  // What the kernel's view says, with a timed wait taken for a prompt only after a longer quiet.
+  private waitsForInput(quietMs: number): boolean {
+    const state = this.inputProbe!.check();
+    return state === 'input' || (state === 'timed' && quietMs >= TIMED_INPUT_QUIET_MS);
   }
 
   // Kills every process of the command: zodex-spawn kills its descendants on request and then
@@ -377,7 +410,7 @@ export class Session {
       terminationReason: ended?.reason,
       spill: view.spill,
       elapsedMs,
-      waitingForInput: ended || !this.inputProbe ? undefined : this.inputProbe.check(),
+      waitingForInput: ended || !this.inputProbe ? undefined : this.waitsForInput(Date.now() - this.lastActivityAt),
       sandboxRefused: this.takeRefusals(ended),
     };
   }

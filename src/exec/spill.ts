@@ -4,6 +4,10 @@
 // Each file keeps the first capBytes of the stream; past the cap, saveTail() replaces a second
 // file out-<time>-<random>.tail.txt (0600, written to .tail.tmp and renamed, so it always holds
 // one contiguous tail). Cleanup removes our stale files hourly.
+// All files of the server's folder together stay under folderMaxBytes: a write that needs room
+// first removes files of ended commands, oldest first (their sessions' later results say so, and
+// the result of the command that needed the room lists them); if only running commands' files are
+// left, the writing file stops growing where the room ended, as at its own cap.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -20,6 +24,7 @@ export interface SpillOptions {
   parentDir: string;
   capBytes: number;
   maxAgeMs: number;
+  folderMaxBytes?: number; // every file of this server's folder together, tail files included (absent: no cap)
 }
 
 export function defaultSpillParent(): string {
@@ -38,11 +43,40 @@ function ensurePrivateParent(parentDir: string): void {
 export class SpillStore {
   private folder: string | undefined;
   private timer: NodeJS.Timeout | undefined;
+  // This server's files on disk, oldest first, and their bytes (data and tail files).
+  private readonly files = new Map<string, SpillFile>();
+  private used = 0;
 
   constructor(private readonly options: SpillOptions) {}
 
   get capBytes(): number {
     return this.options.capBytes;
+  }
+
+  // Bytes on disk in this server's folder, as the store counts them.
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  // How many of `bytes` more `file` may put on disk: files of ended commands go first, oldest
+  // first, until they fit; what is still missing then is refused. `file`'s own size is not freed.
+  reserve(file: SpillFile, bytes: number): number {
+    const max = this.options.folderMaxBytes ?? Infinity;
+    for (const victim of this.files.values()) {
+      if (this.used + bytes <= max) break;
+      if (victim === file || !victim.hasEnded) continue;
+      this.used -= victim.removeForRoom(`to keep the spill folder under its ${max}-byte cap (--spill-folder-max-bytes)`);
+      this.files.delete(victim.originalPath);
+      file.noteRemoved(victim.originalPath);
+    }
+    const granted = Math.max(0, Math.min(bytes, max - this.used));
+    this.used += granted;
+    return granted;
+  }
+
+  // Gives back bytes `file` reserved but did not (or no longer does) keep on disk.
+  release(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
   }
 
   // The server's own folder, made on first use; retried on the next spill if it failed.
@@ -73,7 +107,9 @@ export class SpillStore {
     const file = path.join(folder, name);
     const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
     const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    return new SpillFile(file, fd, this.options.capBytes);
+    const spill = new SpillFile(file, fd, this.options.capBytes, this);
+    this.files.set(file, spill);
+    return spill;
   }
 
   // Removes spill files older than maxAgeMs from every server folder under PARENT (ours and
@@ -112,6 +148,7 @@ export class SpillStore {
           if (now - stat.mtimeMs > maxAgeMs) {
             await fs.promises.unlink(filePath);
             removed++;
+            this.forget(filePath, stat.size);
           } else kept++;
         } catch {
           kept++;
@@ -150,6 +187,17 @@ export class SpillStore {
     return usage;
   }
 
+  // A file of ours that the age cleanup removed leaves the count.
+  private forget(filePath: string, size: number): void {
+    const data = this.files.get(filePath);
+    if (data) {
+      this.files.delete(filePath);
+      this.release(data.removeForAge());
+    } else if (filePath.endsWith('.tail.txt') && this.files.has(filePath.replace(/\.tail\.txt$/, '.txt'))) {
+      this.release(this.files.get(filePath.replace(/\.tail\.txt$/, '.txt'))!.tailRemovedForAge(size));
+    }
+  }
+
   // Cleanup now and then every hour, without keeping the process alive.
   startCleanup(onError: (message: string) => void): void {
     const run = () => this.cleanup().catch((error) => onError(`spill cleanup failed: ${describe(error)}`));
@@ -171,33 +219,97 @@ export class SpillStore {
   }
 }
 
-class SpillFile implements SpillSink {
+export class SpillFile implements SpillSink {
   private written = 0;
   private offered = 0;
-  error: string | undefined;
-  tailPath: string | undefined;
+  private tailBytes = 0; // the tail file's size on disk
+  private ended = false;
+  private removed: string | undefined; // why the files are gone (the folder cap, or their age)
+  private full: string | undefined; // why the file stopped short of its cap (the folder cap)
+  private removedOthers: string[] = []; // files removed to make room for this one, not yet reported
+  private writeError: string | undefined;
+  private tailFile: string | undefined;
   tailError: string | undefined;
 
   constructor(
-    readonly path: string,
+    readonly originalPath: string,
     private fd: number | undefined,
     readonly capBytes: number,
+    private readonly store: SpillStore,
   ) {}
 
+  // The file, while it exists.
+  get path(): string | undefined {
+    return this.removed ? undefined : this.originalPath;
+  }
+
+  get tailPath(): string | undefined {
+    return this.removed ? undefined : this.tailFile;
+  }
+
+  get error(): string | undefined {
+    return this.removed ?? this.writeError ?? this.full;
+  }
+
   get truncated(): boolean {
-    return this.offered > this.capBytes;
+    return this.offered > this.capBytes || this.full !== undefined;
   }
 
   get kept(): number {
-    return this.written;
+    return this.removed ? 0 : this.written;
+  }
+
+  get hasEnded(): boolean {
+    return this.ended;
+  }
+
+  // The command ended: its files may now go first when the folder needs room.
+  markEnded(): void {
+    this.ended = true;
+  }
+
+  // Paths removed to make room for this file since the last call.
+  takeRemovedOthers(): string[] {
+    const taken = this.removedOthers;
+    this.removedOthers = [];
+    return taken;
+  }
+
+  noteRemoved(filePath: string): void {
+    this.removedOthers.push(filePath);
+  }
+
+  // Removes the data and tail files to make room (SpillStore.reserve); returns the bytes freed.
+  removeForRoom(why: string): number {
+    this.close();
+    for (const file of [this.originalPath, this.tailFile]) if (file) fs.rmSync(file, { force: true });
+    this.removed = `${this.originalPath}${this.tailFile ? ' and its tail file were' : ' was'} removed ${why}, after the command ended; the counts still describe the whole stream`;
+    const freed = this.written + this.tailBytes;
+    this.written = this.tailBytes = 0;
+    return freed;
+  }
+
+  // The age cleanup removed the data file; returns the bytes it counted for the files.
+  removeForAge(): number {
+    this.close();
+    this.removed ??= `${this.originalPath} was removed by the cleanup of spill files older than --spill-max-age-ms`;
+    const freed = this.written + (this.tailFile && !fs.existsSync(this.tailFile) ? this.tailBytes : 0);
+    this.written = 0;
+    return freed;
+  }
+
+  tailRemovedForAge(size: number): number {
+    const freed = Math.min(size, this.tailBytes);
+    this.tailBytes -= freed;
+    return freed;
   }
 
   // Up to `length` bytes of the file from `offset` (fewer at its end or on a read error).
   read(offset: number, length: number): Buffer {
-    const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.written - offset)));
+    const out = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.kept - offset)));
     let done = 0;
     try {
-      const fd = fs.openSync(this.path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      const fd = fs.openSync(this.originalPath, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
       try {
         while (done < out.length) {
           const n = fs.readSync(fd, out, done, out.length - done, offset + done);
@@ -215,9 +327,21 @@ class SpillFile implements SpillSink {
 
   // Replaces the tail file with `bytes` in one rename; failures land in tailError.
   saveTail(bytes: Uint8Array): void {
-    const target = this.path.replace(/\.txt$/, '.tail.txt');
-    const temp = this.path.replace(/\.txt$/, '.tail.tmp');
+    if (this.removed) return;
+    const target = this.originalPath.replace(/\.txt$/, '.tail.txt');
+    const temp = this.originalPath.replace(/\.txt$/, '.tail.tmp');
     const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+    // The new tail replaces the old: room for the difference (both exist for a moment).
+    const grow = bytes.length - this.tailBytes;
+    if (grow > 0) {
+      const granted = this.store.reserve(this, grow);
+      if (granted < grow) {
+        this.store.release(granted);
+        this.tailError = 'writing the tail file failed: the spill folder is full (--spill-folder-max-bytes), only running commands\' files are left in it';
+        return;
+      }
+    }
+    if (grow < 0) this.store.release(-grow);
     try {
       fs.rmSync(temp, { force: true });
       const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
@@ -228,9 +352,11 @@ class SpillFile implements SpillSink {
         fs.closeSync(fd);
       }
       fs.renameSync(temp, target);
-      this.tailPath = target;
+      this.tailFile = target;
+      this.tailBytes = bytes.length;
       this.tailError = undefined;
     } catch (error) {
+      if (grow > 0) this.store.release(grow);
       this.tailError = `writing the tail file failed: ${describe(error)}`;
       try {
         fs.rmSync(temp, { force: true });
@@ -243,16 +369,23 @@ class SpillFile implements SpillSink {
   write(bytes: Uint8Array): void {
     this.offered += bytes.length;
     if (this.fd === undefined) return;
-    const room = this.capBytes - this.written;
-    const slice = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    const wanted = Math.min(bytes.length, this.capBytes - this.written);
+    const room = this.store.reserve(this, wanted);
+    const slice = bytes.subarray(0, room);
+    let done = 0;
     try {
-      let done = 0;
       while (done < slice.length) done += fs.writeSync(this.fd, slice, done, slice.length - done);
       this.written += done;
     } catch (error) {
-      this.error = `spilling failed after ${this.written} bytes: ${describe(error)}`;
+      this.store.release(room - done);
+      this.written += done;
+      this.writeError = `spilling failed after ${this.written} bytes: ${describe(error)}`;
       this.close();
       return;
+    }
+    if (room < wanted) {
+      this.full = `the spill folder is full (--spill-folder-max-bytes): output_file keeps the first ${this.written} bytes, the running commands' files fill the rest`;
+      this.close();
     }
     if (this.written >= this.capBytes) this.close();
   }
@@ -282,6 +415,10 @@ class FailedSpill implements SpillSink {
     return Buffer.alloc(0);
   }
   saveTail(): void {}
+  markEnded(): void {}
+  takeRemovedOthers(): string[] {
+    return [];
+  }
   close(): void {}
 }
 

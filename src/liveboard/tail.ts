@@ -98,10 +98,17 @@ export class TailRings {
     void session.waitForEnd().then(() => {
       stop();
       ring.end({ exitCode: session.end?.exitCode ?? null, reason: session.end?.reason ?? null });
-      setTimeout(() => {
-        if (this.rings.get(session.id) === ring) this.rings.delete(session.id);
-      }, this.retentionMs).unref();
+      this.forgetLater(session.id, ring);
     });
+  }
+
+  // The retention timer holds the id and the ring only, never the session (a closure made inside
+  // track() would keep its whole scope, the session with it): an ended session, its output buffer
+  // and terminal must be free to go once its handle is retired.
+  private forgetLater(id: string, ring: TailRing): void {
+    setTimeout(() => {
+      if (this.rings.get(id) === ring) this.rings.delete(id);
+    }, this.retentionMs).unref();
   }
 
   get(sessionId: string): TailRing | undefined {

@@ -1,19 +1,22 @@
-// A text file as lines that remember their own line ending (pure).
-// Flow: bytes -> splitLines (UTF-8 check, BOM, LF/CRLF per line, trailing newline or not) ->
-// plan edits the line list -> joinLines gives the bytes back; untouched lines keep their endings.
+// A text file as lines that remember their own line ending (pure), split as Codex splits them.
+// Flow: bytes -> splitLines (UTF-8 check, BOM, each line's ending: LF, CRLF or a lone CR, the last
+// line's possibly none) -> plan edits the line list -> joinLines gives the bytes back; untouched
+// lines keep their endings, new lines take the file's first ending, and the result always ends
+// with one (Codex: an updated file ends in a newline).
 
-type Eol = '\n' | '\r\n' | '';
+export type Eol = '\n' | '\r\n' | '\r' | '';
 
 export interface FileLines {
   bom: boolean;
   texts: string[];
   /** The ending of each line; only the last line can have none (''). */
   eols: Eol[];
-  /** What new lines end with: CRLF when the file contains one, else LF. */
-  newline: '\n' | '\r\n';
+  /** What new lines end with: the file's first line ending (Codex, rustfmt, Ruff), else LF. */
+  newline: Exclude<Eol, ''>;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const LINE_BREAK = /\r\n|\n|\r/g;
 
 // null when the bytes are not valid UTF-8.
 export function splitLines(bytes: Uint8Array): FileLines | null {
@@ -25,36 +28,29 @@ export function splitLines(bytes: Uint8Array): FileLines | null {
   }
   const bom = content.startsWith('\uFEFF');
   if (bom) content = content.slice(1);
-  const texts = content.split('\n');
-  const eols: Eol[] = new Array<Eol>(texts.length).fill('\n');
-  if (texts[texts.length - 1] === '') {
-    texts.pop();
-    eols.pop();
-  } else {
-    eols[eols.length - 1] = '';
+  const texts: string[] = [];
+  const eols: Eol[] = [];
+  let start = 0;
+  for (const match of content.matchAll(LINE_BREAK)) {
+    texts.push(content.slice(start, match.index));
+    eols.push(match[0] as Eol);
+    start = match.index + match[0].length;
   }
-  for (let i = 0; i < texts.length; i++) {
-    const text = texts[i] as string;
-    if (eols[i] === '\n' && text.endsWith('\r')) {
-      texts[i] = text.slice(0, -1);
-      eols[i] = '\r\n';
-    }
+  if (start < content.length) {
+    texts.push(content.slice(start));
+    eols.push('');
   }
-  return { bom, texts, eols, newline: content.includes('\r\n') ? '\r\n' : '\n' };
+  return { bom, texts, eols, newline: (eols[0] || '\n') as FileLines['newline'] };
 }
 
+// The file's bytes as text: every line ends with its own ending, or the file's newline where it
+// has none (the last line too, as Codex ends every updated file).
 export function joinLines(file: FileLines): string {
   const { texts, eols, newline } = file;
-  const last = texts.length - 1;
-  if (last < 0) return file.bom ? '\uFEFF' : '';
-  const bom = file.bom ? '\uFEFF' : '';
-  let uniform = true; // every line but the last ends with `newline`: one native join does it
-  for (let i = 0; i < last && uniform; i++) uniform = eols[i] === newline || eols[i] === '';
-  if (uniform) return `${bom}${texts.join(newline)}${eols[last] ?? ''}`;
-  const parts: string[] = [bom];
-  for (let i = 0; i <= last; i++) {
-    const eol = eols[i] ?? '';
-    parts.push(texts[i] as string, eol === '' && i < last ? newline : eol);
-  }
+  const parts: string[] = [file.bom ? '\uFEFF' : ''];
+  let uniform = true; // every line ends with `newline`: one native join does it
+  for (let i = 0; i < texts.length && uniform; i++) uniform = eols[i] === newline || eols[i] === '';
+  if (uniform) return texts.length === 0 ? parts[0]! : `${parts[0]}${texts.join(newline)}${newline}`;
+  for (let i = 0; i < texts.length; i++) parts.push(texts[i] as string, eols[i] || newline);
   return parts.join('');
 }

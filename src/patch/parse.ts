@@ -222,7 +222,7 @@ function parseChunk(reader: Reader, isFirst: boolean): PatchChunk {
         `'${clipText(header)}' is not a valid chunk header; write '@@' alone or '@@ ' followed by a line of the file.`,
       );
     }
-    const context = header.slice(3);
+    const context = header.slice(3).trimEnd(); // Codex drops a header's trailing whitespace
     if (context.trim() !== '') contexts.push(context);
     sawHeader = true;
     reader.advance();

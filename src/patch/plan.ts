@@ -23,14 +23,15 @@
 //     nowhere), AMBIGUOUS_CONTEXT, or OVERLAPPING_CHUNKS, in that order of precedence.
 //  Every search tries the match levels in order (match.ts) and stops at the first level with any
 //  match in its range: ambiguity at one level is an error, never a fall-through to the next.
-//  Pure additions (only '+' lines) go right after the last header line; with no header they go at
-//  the end of the file (Codex). `*** End of File` anchors the old lines to the file's last lines.
-//  A chunk not found whose last line is an empty context line is retried without it (Codex: the
-//  model wrote the final newline as a line).
+//  Pure additions (a chunk of only '+' lines) go at the end of the file, as Codex puts them; its
+//  `@@` headers must still be found and move the search point past them. `*** End of File`
+//  anchors the old lines to the file's last lines.
+//  A chunk not found whose last old line (context or '-') is empty is tried again as Codex does:
+//  the model wrote the file's final newline as a line, so that line leaves the old lines and,
+//  when the last new line (context or '+') is empty too, that one leaves the new lines. If no old
+//  line is left, the new lines go in at the search point.
 // Rebuilding: context lines keep the file's own text and line ending (a fuzzy match never rewrites
-// them); new lines take the file's newline (CRLF if it has any). The file ends without a newline
-// only if it did and its last line is still the original last line; a patch that changes the
-// last line leaves the file ending in a newline, as Codex always does.
+// them); new lines take the file's first line ending (lines.ts), and the file then ends in one.
 
 import path from 'node:path';
 import { clipText, type PatchFailureCode } from '../errors.js';
@@ -149,6 +150,8 @@ interface Candidates {
   starts: number[];
   lines: PatchChunkLine[];
   oldLength: number;
+  /** A pure addition's search point for the next chunk (past its headers), where it is not its start. */
+  next?: number;
 }
 
 // Why a chunk was not found: the header or the lines that could not be matched, and the
@@ -203,39 +206,64 @@ function locateForward(index: LineIndex, chunks: readonly PatchChunk[]): Forward
     if (found.starts.length > 1) return ambiguity(i, chunks, found);
     const start = found.starts[0] as number;
     regions.push({ chunk: i, start, lines: found.lines, oldLength: found.oldLength });
-    if (found.oldLength > 0 || chunk.contexts.length > 0) cursor = start + found.oldLength;
+    if (found.next !== undefined) cursor = found.next;
+    else if (found.oldLength > 0 || chunk.contexts.length > 0) cursor = start + found.oldLength;
   }
   return { regions };
 }
 
 function locate(index: LineIndex, chunk: PatchChunk, from: number, search: 'first' | 'all'): Candidates | NotFound {
-  const found = locateLines(index, chunk, chunk.lines, from, search);
-  const last = chunk.lines[chunk.lines.length - 1];
-  if (!('missing' in found) || last?.kind !== ' ' || last.text !== '' || chunk.lines.length < 2) return found;
-  const retry = locateLines(index, chunk, chunk.lines.slice(0, -1), from, search);
-  return 'missing' in retry ? found : retry;
+  const pureAddition = chunk.lines.every((line) => line.kind === '+');
+  const found = locateLines(index, chunk, chunk.lines, from, search, pureAddition);
+  if (!('missing' in found)) return found;
+  const retry = withoutFinalEmptyLine(chunk.lines);
+  if (!retry) return found;
+  const again = locateLines(index, chunk, retry, from, search, false);
+  return 'missing' in again ? found : again;
 }
 
+// Codex's second try (see the top of this file): the chunk's lines without an empty last old
+// line, and then without an empty last new line; undefined when the last old line is not empty.
+export function withoutFinalEmptyLine(lines: readonly PatchChunkLine[]): PatchChunkLine[] | undefined {
+  const out = [...lines];
+  const lastOld = out.findLastIndex((line) => line.kind !== '+');
+  if (lastOld < 0 || out[lastOld]!.text !== '') return undefined;
+  // A context line is old and new at once: leaving the old lines makes it an added line.
+  if (out[lastOld]!.kind === ' ') out[lastOld] = { kind: '+', text: '' };
+  else out.splice(lastOld, 1);
+  const lastNew = out.findLastIndex((line) => line.kind !== '-');
+  if (lastNew >= 0 && out[lastNew]!.text === '') {
+    if (out[lastNew]!.kind === ' ') out[lastNew] = { kind: '-', text: '' };
+    else out.splice(lastNew, 1);
+  }
+  return out;
+}
+
+// pureAddition: the chunk has no old lines at all (not merely none left after the second try):
+// its new lines go at the end of the file.
 function locateLines(
   index: LineIndex,
   chunk: PatchChunk,
   lines: PatchChunkLine[],
   from: number,
   search: 'first' | 'all',
+  pureAddition: boolean,
 ): Candidates | NotFound {
   const old = lines.filter((line) => line.kind !== '+').map((line) => line.text);
   const end = index.length - old.length;
   // Where the old lines are when searched from `after`: first match, or the end for `*** End of File`.
   const place = (after: number): number | null => {
-    if (chunk.endOfFile) return end >= after && (old.length === 0 || index.find(old, end, end)) ? end : null;
-    if (old.length === 0) return after;
+    if (pureAddition) return index.length;
+    if (old.length === 0) return after; // none left after the second try: `*** End of File` or not (Codex)
+    if (chunk.endOfFile) return end >= after && index.find(old, end, end) ? end : null;
     return index.findFirst(old, after);
   };
-  const candidates = (starts: number[]): Candidates => ({ starts, lines, oldLength: old.length });
+  const candidates = (starts: number[], next?: number): Candidates => ({ starts, lines, oldLength: old.length, ...(next === undefined ? {} : { next }) });
   const [firstHeader, ...moreHeaders] = chunk.contexts;
 
   if (firstHeader === undefined) {
-    if (old.length === 0) return candidates([index.length]);
+    if (pureAddition) return candidates([index.length], from);
+    if (old.length === 0) return candidates([from]);
     if (chunk.endOfFile) return place(from) === null ? { missing: old, after: from } : candidates([end]);
     const found = index.find(old, from);
     return found ? candidates(found.starts) : { missing: old, after: from };
@@ -243,6 +271,7 @@ function locateLines(
 
   const anchors = search === 'first' ? [index.findFirst([firstHeader], from)] : (index.find([firstHeader], from)?.starts ?? []);
   const starts = new Set<number>();
+  let next: number | undefined; // past the headers of the first anchor that led to a place
   let failure: NotFound | null = null;
   for (const anchor of anchors) {
     if (anchor === null) break;
@@ -257,36 +286,63 @@ function locateLines(
       after = at + 1;
     }
     const start = missing === null ? place(after) : null;
-    if (start !== null) starts.add(start);
-    else failure ??= { missing: missing === null ? old : [missing], after };
+    if (start !== null) {
+      starts.add(start);
+      next ??= after;
+    } else failure ??= { missing: missing === null ? old : [missing], after };
   }
-  if (starts.size > 0) return candidates([...starts].sort((a, b) => a - b));
+  if (starts.size > 0) return candidates([...starts].sort((a, b) => a - b), pureAddition ? next : undefined);
   return failure ?? { missing: [`@@ ${firstHeader}`], after: from };
 }
 
+// One change inside a chunk's region: a run of '-' and '+' lines between its context lines.
+interface Edit {
+  start: number; // the file line it replaces or goes before
+  removed: number;
+  added: string[];
+  chunk: number;
+}
+
+// Each region becomes its edits (context lines stay the file's own), and the edits of all chunks
+// are made in file order: at one place, as Codex orders them, in patch order (an insertion first).
 function rebuild(file: FileLines, regions: Region[]): FileLines {
-  sortRegions(regions);
+  const edits: Edit[] = [];
+  for (const region of regions) {
+    let at = region.start;
+    let edit: Edit | undefined;
+    for (const line of region.lines) {
+      if (line.kind === ' ') {
+        edit = undefined;
+        at++;
+        continue;
+      }
+      if (!edit) edits.push((edit = { start: at, removed: 0, added: [], chunk: region.chunk }));
+      if (line.kind === '-') {
+        edit.removed++;
+        at++;
+      } else edit.added.push(line.text);
+    }
+  }
+  // Stable: edits of one chunk keep their order.
+  edits.sort((a, b) => a.start - b.start || Math.min(a.removed, 1) - Math.min(b.removed, 1) || a.chunk - b.chunk);
   const texts: string[] = [];
   const eols: FileLines['eols'] = [];
   let next = 0;
-  const keep = (until: number) => {
-    for (; next < until; next++) {
+  for (const edit of edits) {
+    for (; next < edit.start; next++) {
       texts.push(file.texts[next] as string);
       eols.push(file.eols[next] ?? '\n');
     }
-  };
-  for (const region of regions) {
-    keep(region.start);
-    for (const line of region.lines) {
-      if (line.kind === ' ') keep(next + 1);
-      else if (line.kind === '-') next++;
-      else {
-        texts.push(line.text);
-        eols.push(file.newline);
-      }
+    next += edit.removed;
+    for (const text of edit.added) {
+      texts.push(text);
+      eols.push(file.newline);
     }
   }
-  keep(file.texts.length);
+  for (; next < file.texts.length; next++) {
+    texts.push(file.texts[next] as string);
+    eols.push(file.eols[next] ?? '\n');
+  }
   return { ...file, texts, eols };
 }
 

@@ -6,7 +6,8 @@ import { clipText } from '../errors.js';
 import type { ChangedFile, FailureCode, OpFailure } from './plan.js';
 
 export interface PatchReport {
-  /** In patch order; a move is 'M' of its destination, with movedFrom set. */
+  /** In patch order; a move is 'M' of its destination, with movedFrom set. Shown as Codex lists
+   * them: every A, then every M, then every D, each group in patch order. */
   changed: ChangedFile[];
   failed: OpFailure[];
 }
@@ -32,11 +33,15 @@ const FIX: Record<FailureCode, string> = {
   CREDENTIAL_STORE_DENIED: 'leave credentials alone: in this write mode nothing an agent runs may read or change them (the operator chooses zodexd --write-mode).',
 };
 
+const KIND_ORDER = { A: 0, M: 1, D: 2 } as const;
+
 export function formatPatchReport(report: PatchReport): { text: string; isError: boolean } {
-  const changed = report.changed.map(
-    (change) => `${change.kind} ${change.path}${change.movedFrom === undefined ? '' : ` (moved from ${change.movedFrom})`}\n`,
-  );
-  if (report.failed.length === 0) return { text: `Success. Updated the following files:\n${changed.join('')}`, isError: false };
+  const ordered = report.changed.map((change, at) => ({ change, at })).sort((a, b) => KIND_ORDER[a.change.kind] - KIND_ORDER[b.change.kind] || a.at - b.at);
+  // Codex's success text names a move by its destination only; a partial failure also says where from.
+  if (report.failed.length === 0) {
+    return { text: `Success. Updated the following files:\n${ordered.map(({ change }) => `${change.kind} ${change.path}\n`).join('')}`, isError: false };
+  }
+  const changed = ordered.map(({ change }) => `${change.kind} ${change.path}${change.movedFrom === undefined ? '' : ` (moved from ${change.movedFrom})`}\n`);
 
   const summary =
     changed.length === 0

@@ -27,6 +27,11 @@ export class Conversation {
     this.context = runtime.options.mode === 'local' ? new ConversationContext(runtime.options.context) : undefined;
   }
 
+  // The Agent ID if one was assigned (no assignment).
+  get assignedAgentId(): string | undefined {
+    return this.agent;
+  }
+
   // The four-character Agent ID, assigned at the first tool call that needs it.
   get agentId(): string {
     this.agent ??= this.runtime.store.registerAgent(this.runtime.serverId);

@@ -1,6 +1,7 @@
 // The server instructions and tool annotations a conversation announces, from the server's options.
-// Codex reads only the first 512 characters of the instructions, so the essentials (the tools,
-// the workdir rule, the first workdir, set_agent_alias) come first; details follow.
+// Codex reads only the first 512 characters of the instructions, so the essentials come first, in
+// an order no path can push out: the tools and the workdir rule, the set_agent_alias nudge, then
+// the first (or default) workdir, whose length the operator chose; details follow.
 
 import type { Annotations, Mode } from './options.js';
 
@@ -16,20 +17,23 @@ export const INSTRUCTIONS_ESSENTIAL_CHARS = 512;
 
 export function instructionsFor(settings: InstructionSettings): string {
   const local = settings.mode === 'local';
+  const fallback = settings.defaultWorkdir;
   const workdir =
-    settings.defaultWorkdir !== undefined
-      ? `exec_command may omit workdir (default ${settings.defaultWorkdir}); apply_patch needs one.`
+    fallback !== undefined
+      ? `Default workdir of exec_command: ${fallback}.`
       : local
         ? `First workdir: ${settings.startDir} (where zodexd was started; guidance, not a boundary) unless the task names another.`
         : undefined;
   return [
     'zodex remote execution tools.',
     'Use them whenever a task needs this machine.',
-    'exec_command runs a shell command (always pass an absolute workdir); write_stdin polls, types into or kills one still running;',
-    'apply_patch edits files with a Codex-style patch.',
-    ...(workdir ? [workdir] : []),
+    fallback !== undefined
+      ? 'exec_command runs a shell command (pass an absolute workdir, or omit it for the default below); write_stdin polls, types into or kills one still running;'
+      : 'exec_command runs a shell command (always pass an absolute workdir); write_stdin polls, types into or kills one still running;',
+    fallback !== undefined ? 'apply_patch edits files with a Codex-style patch (always pass an absolute workdir).' : 'apply_patch edits files with a Codex-style patch.',
     ...(local ? ['Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.'] : []),
     ...(settings.bounds ? [settings.bounds] : []),
+    ...(workdir ? [workdir] : []),
     'A command still running after yield_time_ms returns a session_handle; pass a short yield_time_ms for interactive programs.',
     'Large output goes to output_file: read it with sed -n, tail or grep.',
   ].join(' ');
@@ -44,8 +48,8 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-// seed: seed 000's annotations on every tool (they describe the MCP surface). truthful: the
-// tools that run commands or write files are marked as acting; set_agent_alias only labels.
+// all-read-only: seed 000's annotations on every tool (they describe the MCP surface). truthful:
+// the tools that run commands or write files are marked as acting; set_agent_alias only labels.
 export function annotationsFor(setting: Annotations, tool: 'exec_command' | 'write_stdin' | 'apply_patch' | 'set_agent_alias'): ToolAnnotations {
   return setting === 'truthful' && tool !== 'set_agent_alias' ? ACTS : SEED;
 }

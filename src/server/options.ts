@@ -11,9 +11,10 @@ import type { Store } from '../store/index.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 
 export type Mode = 'local' | 'sprite';
-// seed: every tool read-only and not destructive; truthful: the tools that run commands or write
-// files say so, so clients that gate on annotations ask first.
-export type Annotations = 'seed' | 'truthful';
+// all-read-only: every tool announced read-only and not destructive (seed 000's annotations, which
+// describe the MCP surface; clients such as Codex then run calls without asking); truthful: the
+// tools that run commands or write files say so, so clients that gate on annotations ask first.
+export type Annotations = 'all-read-only' | 'truthful';
 
 export interface ServerOptions {
   version: string;

@@ -1,7 +1,9 @@
 // The tools/list and tools/call handlers of one conversation's server, in place of the SDK's
 // (which strips unknown arguments and reports its own zod texts). Flow per call: the SDK's
-// request check (-32602, call-request.ts) -> tool known? -> tools/validate.ts -> the conversation records it
-// (unless the tool is no invocation) and runs the tool; a rejected call is recorded like any failed call.
+// request check (-32602, call-request.ts) -> the agent the call runs as (its _meta, else the
+// conversation) -> tool known? -> tools/validate.ts -> the agent records it (unless the tool is no
+// invocation) and runs the tool; a rejected call, an unknown tool's too, is recorded like any
+// failed call, except a rejected call of a tool that is no invocation (set_agent_alias).
 // Every call, in both eras, is told to the observer (started, then ended with its outcome and time).
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -21,7 +23,6 @@ import type { Outcome, SchemaLimits, Tool, ToolContext, ToolName } from '../tool
 import { parseArguments } from '../tools/validate.js';
 import { setCallHandler } from './call-request.js';
 import type { Conversation } from './conversation.js';
-import { errorResult } from './results.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 // What a tool's call uses of the request: the 2025 SDK's extra, or the modern era's own.
@@ -33,13 +34,25 @@ export interface ToolEntry {
   call: (raw: Record<string, unknown>, extra: CallExtra) => Promise<CallToolResult>;
 }
 
+// The conversation a call is recorded under and runs as (its Agent ID, zodex_context); release()
+// once the call is done.
+export interface CallAgent {
+  conversation: Conversation;
+  release(): void;
+}
+
 export interface ToolSetup {
   limits: SchemaLimits;
   annotations: (tool: ToolName) => ToolAnnotations;
-  conversation: Conversation;
-  // What a handler may use during one call.
-  context: (extra: CallExtra) => ToolContext;
+  agentFor: (extra: CallExtra) => CallAgent;
+  // What a handler may use during one call, run as `agent`.
+  context: (extra: CallExtra, agent: Conversation) => ToolContext;
   observer: Observer;
+}
+
+// The one text of a call to a tool this server does not have, in both eras.
+export function unknownToolError(name: string, names: readonly string[]): ZodexError {
+  return new ZodexError('UNKNOWN_TOOL', `no tool is named ${quote(name)}; the tools are ${names.join(', ')}`);
 }
 
 // The label an unknown tool's calls are counted under (never the client's name: bounded labels).
@@ -81,27 +94,33 @@ export function defineTool(tool: Tool, setup: ToolSetup): ToolEntry {
     annotations: setup.annotations(tool.name),
   };
   if (output) definition.outputSchema = z.toJSONSchema(z.object(output), { io: 'output', target: 'draft-7' }) as SdkTool['outputSchema'];
-  const { conversation } = setup;
-  const run = (raw: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult> => {
-    let args: Record<string, unknown>;
+  const run = async (raw: Record<string, unknown>, extra: CallExtra): Promise<CallToolResult> => {
+    const { conversation, release } = setup.agentFor(extra);
     try {
-      args = parseArguments(tool.name, input, raw);
-    } catch (error) {
-      return conversation.invoke(tool.rejected(raw), () => Promise.reject(error));
+      let args: Record<string, unknown>;
+      try {
+        args = parseArguments(tool.name, input, raw);
+      } catch (error) {
+        // A call that is no invocation stays out of the timeline, rejected or not (seed 002).
+        if (!tool.record) return await conversation.unrecorded(() => Promise.reject(error));
+        return await conversation.invoke(tool.rejected(raw), () => Promise.reject(error));
+      }
+      const ctx = setup.context(extra, conversation);
+      if (!tool.record) return await conversation.unrecorded(() => tool.run(args, ctx) as Promise<Extract<Outcome, { kind: 'text' }>>);
+      return await conversation.invoke(tool.record(args, ctx), () => tool.run(args, ctx));
+    } finally {
+      release();
     }
-    const ctx = setup.context(extra);
-    if (!tool.record) return conversation.unrecorded(() => tool.run(args, ctx) as Promise<Extract<Outcome, { kind: 'text' }>>);
-    return conversation.invoke(tool.record(args, ctx), () => tool.run(args, ctx));
   };
   return { definition, call: (raw, extra) => observed(setup.observer, tool.name, extra.signal, () => run(raw, extra)) };
 }
 
+// unknown: answers (and records) a call to a tool not in `tools`; observer: hears every call.
 export function serveTools(
   server: McpServer,
   tools: readonly ToolEntry[],
-  log: (message: string) => void,
+  unknown: (name: string, raw: Record<string, unknown>, extra: CallExtra) => Promise<CallToolResult>,
   observer?: Observer,
-  redact: (text: string) => string = (text) => text,
 ): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
@@ -110,10 +129,7 @@ export function serveTools(
     const { params } = request;
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
-    if (!tool) {
-      const refused = errorResult(new ZodexError('UNKNOWN_TOOL', `no tool is named ${redact(quote(params.name))}; the tools are ${[...byName.keys()].join(', ')}`), log);
-      return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, async () => refused) : refused;
-    }
+    if (!tool) return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, () => unknown(params.name, raw, extra)) : unknown(params.name, raw, extra);
     return tool.call(raw, extra);
   });
 }

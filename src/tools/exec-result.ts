@@ -4,7 +4,7 @@
 
 import os from 'node:os';
 import type { ExecEngine } from '../exec/engine.js';
-import type { Session, SessionReport } from '../exec/session.js';
+import type { Session, SessionReport, WaitOptions } from '../exec/session.js';
 import { formatSeconds } from '../exec/summary.js';
 import { PROGRESS_INTERVAL_MS, type ExecResult } from './schemas.js';
 import type { CallControl } from './tool.js';
@@ -21,9 +21,10 @@ export function withYield(result: ExecResult, asked: number | undefined, used: n
   return result;
 }
 
-export async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl, answerSettleMs?: number): Promise<SessionReport> {
+// settle: when the wait ends early on output (an answer to typed input, or a poll's new output).
+export async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl, settle: Pick<WaitOptions, 'answerSettleMs' | 'outputSettle'> = {}): Promise<SessionReport> {
   const progress = call.progress;
-  const options = { answerSettleMs, untilInput: true };
+  const options = { ...settle, untilInput: true };
   if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, options);
   const timer = setInterval(() => {
     progress(`still running after ${formatSeconds(Date.now() - session.startedAt)}`);
@@ -62,6 +63,7 @@ export function toExecResult(report: SessionReport): ExecResult {
     if (report.spill.error !== undefined) result.output_file_error = report.spill.error;
     if (report.spill.tailFile !== undefined) result.output_tail_file = report.spill.tailFile;
     if (report.spill.tailOffset !== undefined) result.output_tail_file_offset = report.spill.tailOffset;
+    if (report.spill.removed.length > 0) result.output_files_removed = report.spill.removed;
   }
   return result;
 }

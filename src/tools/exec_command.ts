@@ -13,7 +13,7 @@ export function execCommandInput(limits: SchemaLimits) {
     cmd: z
       .string(typed('cmd', 'a string', 'the shell command line to run, e.g. "ls -la"'))
       .min(1, 'INVALID_VALUE: `cmd` is empty: pass the command line to run, e.g. "ls -la"')
-      .describe('Shell command line, run by the shell as `$SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal).'),
+      .describe("Shell command line, run by the user's login shell as `SHELL -c cmd` in a pseudo-terminal (stdin, stdout and stderr are the terminal)."),
     workdir: workdirField(limits, 'to run the command in'),
     yield_time_ms: yieldField(EXEC_DEFAULT_YIELD_MS, limits.maxYieldMs),
     timeout_ms: z

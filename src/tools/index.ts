@@ -10,4 +10,5 @@ import { writeStdinTool } from './write_stdin.js';
 export const TOOLS: readonly Tool[] = [execCommandTool, writeStdinTool, applyPatchTool, setAgentAliasTool];
 
 export type { CallControl, InvocationInfo, Outcome, Tool, ToolContext, ToolName } from './tool.js';
+export { unknownToolCall } from './tool.js';
 export type { SchemaLimits, ExecResult } from './schemas.js';

@@ -55,9 +55,9 @@ export const yieldField = (defaultMs: number, maxMs: number) =>
     .number(typed('yield_time_ms', 'a number', 'a number of milliseconds'))
     .optional()
     .describe(
-      `How long to wait for the command to finish before returning what it printed so far (ms). ` +
+      `The longest the call waits for the command before returning what it printed so far (ms). ` +
         `Default ${Math.min(defaultMs, maxMs)}; values outside 0-${maxMs} are clamped (the result's yield_time_ms then says what was used). ` +
-        'The call returns as soon as the command exits or waits for terminal input.',
+        'The call returns sooner when the command exits or waits for terminal input (and write_stdin, when it has answered or printed something new).',
     );
 
 export function execResultShape() {
@@ -97,7 +97,10 @@ export function execResultShape() {
     output_chars: z.number().int().optional().describe('Unicode code points in the whole stream so far.'),
     output_lines: z.number().int().optional().describe('Lines in the whole stream so far (a last line without newline counts).'),
     output_file_truncated: z.boolean().optional().describe('true once the stream outgrew the file cap: the file holds its first bytes only.'),
-    output_file_error: z.string().optional().describe('Why spilling to output_file (or writing output_tail_file) failed; the preview in output still works.'),
+    output_file_error: z
+      .string()
+      .optional()
+      .describe('Why spilling to output_file (or writing output_tail_file) failed, stopped short or was undone (the file removed to keep the spill folder under its cap); the preview in output still works.'),
     output_tail_file: z
       .string()
       .optional()
@@ -109,6 +112,10 @@ export function execResultShape() {
       .describe(
         'Present when the sandbox (or --sandbox-network off) refused something the command did, in words that name the bound: network connections are counted exactly (at the exit); a refused write is inferred from "Read-only file system" in the output. An error the sandbox did not cause leaves it absent.',
       ),
+    output_files_removed: z
+      .array(z.string())
+      .optional()
+      .describe('Spill files of earlier, ended commands (output_file paths other results named) removed, oldest first, to make room for this output in the spill folder since the previous result; they can no longer be read.'),
     zodex_context: z
       .string()
       .optional()

@@ -73,6 +73,11 @@ function printable(value: string): string {
   return /[\0\p{Cs}]/u.test(value) ? quote(value) : clipText(value, 2_000);
 }
 
+// How a call to a tool that does not exist is recorded: the name asked for, bounded.
+export function unknownToolCall(name: string, raw: Record<string, unknown>): InvocationInfo {
+  return { tool: printable(name), workdir: typeof raw.workdir === 'string' ? printable(raw.workdir) : undefined, summary: 'unknown tool' };
+}
+
 // A string argument of a rejected call as it is recorded, or "(no NAME)".
 export const recordedField = (raw: Record<string, unknown>, name: string): string =>
   typeof raw[name] === 'string' ? printable(raw[name]) : `(no ${name})`;

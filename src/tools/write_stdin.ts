@@ -14,6 +14,12 @@ const KILL_WAIT_MS = 5_000;
 // After typed input, the call returns once the command has answered and then printed nothing
 // more for this long (or at the yield, or when it exits).
 export const ANSWER_SETTLE_MS = 10;
+// A poll (no chars) returns once there is new output and it has paused this long, so that a
+// burst written in pieces (a test summary, a compiler's errors) comes back whole...
+export const POLL_SETTLE_MS = 100;
+// ...or this long after the new output began, for a command that never pauses; a silent command
+// still waits out yield_time_ms (the poll's maximum), unless it exits or waits for input.
+export const POLL_MAX_SETTLE_MS = 1_000;
 
 export function writeStdinInput(limits: SchemaLimits) {
   return {
@@ -48,8 +54,9 @@ export function writeStdinInput(limits: SchemaLimits) {
 export function writeStdinDescription(limits: Pick<SchemaLimits, 'maxYieldMs'>): string {
   return [
     'Write to or poll a running session.',
-    'Continues a command that exec_command left running: without chars it waits up to yield_time_ms',
-    `(default ${Math.min(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}) for the command to finish and returns the output printed since the previous call;`,
+    'Continues a command that exec_command left running. Without chars it polls: it returns the output printed since the previous call as soon as there is some',
+    `(once the output pauses for ${POLL_SETTLE_MS} ms, so a burst comes back whole; ${POLL_MAX_SETTLE_MS / 1000} s after it began at the latest), when the command finishes,`,
+    `or at yield_time_ms (default ${Math.min(WRITE_STDIN_DEFAULT_YIELD_MS, limits.maxYieldMs)}, at most ${limits.maxYieldMs}), the longest it waits: a silent command waits it out;`,
     'with chars it types them first and returns as soon as the program has answered (printed something beyond the echo of the input and paused),',
     'so an interactive round trip does not wait out the yield; either way it returns as soon as the command waits for terminal input (waiting_for_input: true).',
     'With kill_process: true it kills the command and everything it started.',
@@ -80,8 +87,8 @@ export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: Pi
   }
   if (args.chars) session.write(args.chars);
   const yieldMs = clampYield(args.yield_time_ms, WRITE_STDIN_DEFAULT_YIELD_MS, ctx.maxYieldMs);
-  const settleMs = args.chars ? ANSWER_SETTLE_MS : undefined;
-  const report = await collectWithProgress(ctx.engine, session, yieldMs, call, settleMs);
+  const settle = args.chars ? { answerSettleMs: ANSWER_SETTLE_MS } : { outputSettle: { quietMs: POLL_SETTLE_MS, maxMs: POLL_MAX_SETTLE_MS } };
+  const report = await collectWithProgress(ctx.engine, session, yieldMs, call, settle);
   return { result: withYield(toExecResult(report), args.yield_time_ms, yieldMs), sessionId: session.id };
 }
 

@@ -28,6 +28,7 @@ export interface ExecResult {
   output_tail_file?: string;
   output_tail_file_offset?: number;
   sandbox_refused?: string;
+  output_files_removed?: string[];
   zodex_context?: unknown;
 }
 

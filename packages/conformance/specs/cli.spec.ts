@@ -4,10 +4,15 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, requirement } from '../harness/fixtures.js';
 import { runZodexd } from '../harness/process.js';
 import { REPO_ROOT, ZODEXD } from '../harness/target.js';
+
+// A config file whose only section is misspelt: refused, not silently ignored.
+const MISSPELT_CONFIG = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-cli-config-')), 'config.json');
+fs.writeFileSync(MISSPELT_CONFIG, JSON.stringify({ contxt: { global: false } }));
 
 const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp }[] = [
   { args: ['--listen', '127.0.0.1:7391'], mentions: /--listen.*--transport http/ },
@@ -20,7 +25,9 @@ const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp 
   { args: ['--mode', 'remote'], mentions: /--mode "remote".*local, sprite/ },
   { args: ['--max-exec-timeout-ms', 'soon'], mentions: /--max-exec-timeout-ms "soon".*whole number/ },
   { args: ['--no-such-flag'], mentions: /no-such-flag/ },
-  { args: [], env: { ZODEX_TRANSPORT: 'ftp' }, mentions: /--transport "ftp"/ },
+  { args: [], env: { ZODEX_TRANSPORT: 'ftp' }, mentions: /ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio/ },
+  { args: ['--transport', 'http'], env: { ZODEX_LISTEN: '0.0.0.0:7391' }, mentions: /ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*ZODEX_LISTEN=127\.0\.0\.1:7391/ },
+  { args: ['--config', MISSPELT_CONFIG], mentions: /unknown key "contxt" \(did you mean "context"\?\)/ },
 ];
 
 requirement('cli.refusals', async () => {

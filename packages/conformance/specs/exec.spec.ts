@@ -120,10 +120,19 @@ requirement('exec.login-environment', async ({ zodex }) => {
   const path = await import('node:path');
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-home-'));
   fs.writeFileSync(path.join(home, '.bash_profile'), 'export ZODEX_FROM_LOGIN=from-login-profile\n');
+  // The login shell is the one the user's passwd entry names, not $SHELL (issue 23: with
+  // SHELL=/bin/sh, Local mode ran dash and skipped ~/.bash_profile).
+  const login = os.userInfo().shell ?? '/bin/bash';
   try {
-    const z = await zodex({ args: ['--mode', 'local'], env: { HOME: home, SHELL: '/bin/bash' } });
-    const result = await z.exec({ cmd: 'echo "$ZODEX_FROM_LOGIN"', workdir: z.root });
-    expect(result.output).toBe('from-login-profile\n');
+    const z = await zodex({ args: ['--mode', 'local'], env: { HOME: home, SHELL: '/bin/sh' } });
+    const result = await z.exec({ cmd: 'echo "$0|$SHELL|$ZODEX_FROM_LOGIN"', workdir: z.root });
+    const [shell, variable, fromProfile] = result.output.trimEnd().split('|');
+    expect(shell).toBe(login);
+    expect(variable).toBe(login); // SHELL names the login shell, as login(1) sets it
+    if (path.basename(login) === 'bash') expect(fromProfile).toBe('from-login-profile');
+    // Another shell, by flag (or ZODEX_SHELL)
+    const other = await zodex({ args: ['--mode', 'local', '--shell', '/bin/sh'], env: { HOME: home } });
+    expect((await other.exec({ cmd: 'echo "$0"', workdir: other.root })).output).toBe('/bin/sh\n');
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }

@@ -71,6 +71,32 @@ requirement('agent.ids', async ({ zodex }) => {
   }
 });
 
+requirement('agent.meta-2025', async ({ zodex }) => {
+  // One MCP session, calls naming different conversations in _meta (as ChatGPT's openai/session,
+  // Codex's threadId): each conversation is its own agent; a call naming none is the session's.
+  const z = await zodex();
+  const as = async (meta: Record<string, unknown> | undefined, label: string) =>
+    structuredOf<{ agent_id: string }>(await z.client.callTool({ name: 'set_agent_alias', arguments: { alias: label }, ...(meta ? { _meta: meta } : {}) })).agent_id;
+  const conv1 = await as({ 'openai/session': 'conv-1' }, 'first');
+  const conv2 = await as({ 'openai/session': 'conv-2' }, 'second');
+  const thread = await as({ threadId: 'thread-9' }, 'third');
+  const session = await as(undefined, 'the session itself');
+  expect(new Set([conv1, conv2, thread, session]).size).toBe(4);
+  expect(await as({ 'openai/session': 'conv-1' }, 'first again')).toBe(conv1);
+  // the command of a call runs as its agent (ZODEX_AGENT_ID) and still belongs to the session
+  const ran = await z.client.callTool({ name: 'exec_command', arguments: { cmd: 'echo "agent=$ZODEX_AGENT_ID"', workdir: '/' }, _meta: { threadId: 'thread-9' } });
+  expect(structuredOf<{ output: string }>(ran).output).toContain(`agent=${thread}`);
+  // another session naming the same conversation is the same agent (HTTP: a second session)
+  if (z.target.name === 'stdio' || z.target.name === 'remote-stdio') return;
+  const other = await connectHttp(z.endpoint.url, z.endpoint.headers);
+  try {
+    const again = structuredOf<{ agent_id: string }>(await other.client.callTool({ name: 'set_agent_alias', arguments: { alias: 'elsewhere' }, _meta: { 'openai/session': 'conv-2' } }));
+    expect(again.agent_id).toBe(conv2);
+  } finally {
+    await other.client.close();
+  }
+});
+
 requirement('alias.local-only', async ({ zodex }) => {
   const local = await zodex({ args: ['--mode', 'local'] });
   expect((await local.client.listTools()).tools.map((tool) => tool.name)).toContain('set_agent_alias');
@@ -200,17 +226,22 @@ requirement('history.rejected', async ({ zodex }) => {
     const z = await zodex({ args: ['--state-dir', stateDir] });
     await z.call('exec_command', { cmd: 'echo never' });
     await z.call('exec_command', { cmd: 'echo never', workdir: '/', timeout: 1 });
-    await alias(z, 'a'.repeat(81));
+    // an alias change never reaches the timeline (seed 002), not even a refused one
+    expect((await alias(z, 'a'.repeat(81))).isError).toBe(true);
     await z.call('apply_patch', { workdir: '/', patch: 'bad \ud800' });
     await z.call('write_stdin', { session_handle: 'zs_none', chars: 'typed-secret\ud800' });
+    // an unknown tool: an isError result in 2025-11-25, a -32602 protocol error in 2026-07-28; recorded in both
+    if (z.target.protocol === 'modern') await expect(z.call('run_shell', { cmd: 'ls', workdir: '/tmp' })).rejects.toMatchObject({ code: -32602 });
+    else expect((await z.call('run_shell', { cmd: 'ls', workdir: '/tmp' })).isError).toBe(true);
     const rows = await zodexCli<HistoryRow[]>(['history'], stateDir);
     expect(rows.map((row) => [row.tool, row.summary, row.isError, row.resultSummary?.split(':')[0]])).toEqual([
       ['exec_command', 'echo never', true, 'WORKDIR_REQUIRED'],
       ['exec_command', 'echo never', true, 'UNKNOWN_ARGUMENT'],
-      ['set_agent_alias', 'alias (81 characters)', true, 'ALIAS_TOO_LONG'],
       ['apply_patch', 'patch without file operations', true, 'INVALID_UNICODE'],
       ['write_stdin', 'input (13 characters)', true, 'INVALID_UNICODE'],
+      ['run_shell', 'unknown tool', true, 'UNKNOWN_TOOL'],
     ]);
+    expect(rows[4]!.workdir).toBe('/tmp');
     expect(rows[1]!.workdir).toBe('/');
     expect(JSON.stringify(rows)).not.toContain('typed-secret');
     for (const row of rows) expect(row.endedAt).toBeTruthy();

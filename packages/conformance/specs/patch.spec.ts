@@ -91,11 +91,13 @@ requirement('patch.success-text', async ({ zodex }) => {
   await z.writeFile(`${dir}/delete.txt`, 'bye\n');
   const result = await z.patch(
     dir,
-    '*** Begin Patch\n*** Add File: nested/new.txt\n+created\n*** Update File: modify.txt\n@@\n one\n-two\n+2\n*** Delete File: delete.txt\n*** End Patch\n',
+    '*** Begin Patch\n*** Delete File: delete.txt\n*** Update File: modify.txt\n*** Move to: moved/modify.txt\n@@\n one\n-two\n+2\n*** Add File: nested/new.txt\n+created\n*** End Patch\n',
   );
   expect(result.isError).toBeFalsy();
-  expect(textOf(result).split('\n\n')[0]).toBe('Success. Updated the following files:\nA nested/new.txt\nM modify.txt\nD delete.txt\n');
-  expect((await z.readFile(`${dir}/modify.txt`))!.toString()).toBe('one\n2\n');
+  // Codex's order, whatever the patch's: every A, then every M (a move by its destination), then every D.
+  expect(textOf(result).split('\n\n')[0]).toBe('Success. Updated the following files:\nA nested/new.txt\nM moved/modify.txt\nD delete.txt\n');
+  expect((await z.readFile(`${dir}/moved/modify.txt`))!.toString()).toBe('one\n2\n');
+  expect(await z.readFile(`${dir}/modify.txt`)).toBeUndefined();
   expect(await z.readFile(`${dir}/delete.txt`)).toBeUndefined();
 });
 

@@ -63,6 +63,40 @@ requirement('spill.later-results', async ({ zodex }) => {
   expect(result.output.endsWith('tail-end\n')).toBe(true);
 });
 
+requirement('spill.folder-cap', async ({ zodex }) => {
+  test.setTimeout(120_000);
+  // 200 KB per command, 600 KB for the folder: the fourth file needs room.
+  const z = await zodex({ args: ['--spill-cap-bytes', '200000', '--spill-folder-max-bytes', '600000'] });
+  const big = (tag: string) => `head -c 199990 /dev/zero | tr '\\0' ${tag}; echo; echo ${tag}-end`;
+  const folderBytes = async (file: string) => Number((await z.sh(`cat "$(dirname '${file}')"/* | wc -c`)).trim());
+  // a running command's file (spilled, then it waits for a line) is never removed
+  const running = await z.exec({ cmd: `${big('r')}; read line`, workdir: '/', yield_time_ms: 2_000 });
+  expect(running).toMatchObject({ status: 'running' });
+  // an ended command whose exit nobody has collected yet
+  const unreported = await z.exec({ cmd: `${big('u')}; sleep 2`, workdir: '/', yield_time_ms: 1_000 });
+  expect(unreported).toMatchObject({ status: 'running', output_file: expect.stringMatching(/^\//) });
+  await new Promise((resolve) => setTimeout(resolve, 2_500)); // it ends; nobody collects its exit yet
+  const a = (await runToEnd(z, big('a'))).result;
+  expect(a.output_files_removed).toBeUndefined(); // 600 KB fit
+  expect(await folderBytes(a.output_file!)).toBeLessThanOrEqual(600_000);
+  // the fourth file: the oldest ended command's file goes (the unreported one), not the running one's
+  const b = (await runToEnd(z, big('b'))).result;
+  expect(b.output_files_removed).toEqual([unreported.output_file]);
+  expect(await z.sh(`test -e '${unreported.output_file}' && echo there || echo gone`)).toBe('gone\n');
+  expect(await z.sh(`test -e '${running.output_file}' && echo there || echo gone`)).toBe('there\n');
+  expect(await folderBytes(b.output_file!)).toBeLessThanOrEqual(600_000);
+  // the removed file's own session says so in its next result, and names no file
+  const late = await z.write({ session_handle: unreported.session_handle!, yield_time_ms: 5_000 });
+  expect(late).toMatchObject({ status: 'exited', output_chars: 199_990 + '\nu-end\n'.length });
+  expect(late.output_file).toBeUndefined();
+  expect(late.output_file_error).toMatch(/was removed to keep the spill folder under its 600000-byte cap \(--spill-folder-max-bytes\)/);
+  // then the next oldest ended one (a), never the running one
+  const c = (await runToEnd(z, big('c'))).result;
+  expect(c.output_files_removed).toEqual([a.output_file]);
+  expect(await z.sh(`test -e '${running.output_file}' && echo there || echo gone`)).toBe('there\n');
+  await z.write({ session_handle: running.session_handle!, kill_process: true });
+});
+
 requirement('spill.cleanup', async ({ zodex }) => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-spill-parent-'));
   fs.chmodSync(parent, 0o700);

@@ -14,6 +14,44 @@ requirement('stdin.poll', async ({ zodex }) => {
   expect(result.session_handle).toBeUndefined();
 });
 
+requirement('stdin.poll-ends-on-output', async ({ zodex }) => {
+  const z = await zodex();
+  const poll = async (handle: string, yieldMs: number) => {
+    const started = Date.now();
+    const result = await z.write({ session_handle: handle, yield_time_ms: yieldMs });
+    return { result, ms: Date.now() - started };
+  };
+  // a line after 0.5 s: the 4 s poll returns with it, not at 4 s (issue 23: it took 4,004 ms)
+  const line = await z.exec({ cmd: 'sleep 0.5; echo line; sleep 30', workdir: '/', yield_time_ms: 0 });
+  const first = await poll(line.session_handle!, 4_000);
+  expect(first.result).toMatchObject({ status: 'running', output: 'line\n' });
+  expect(first.ms).toBeLessThan(2_500);
+  // a burst written in pieces comes back whole
+  const burst = await z.exec({ cmd: 'sleep 0.3; for i in 1 2 3 4 5; do echo "piece $i"; sleep 0.02; done; sleep 30', workdir: '/', yield_time_ms: 0 });
+  expect((await poll(burst.session_handle!, 10_000)).result.output).toBe('piece 1\npiece 2\npiece 3\npiece 4\npiece 5\n');
+  // a command that never pauses: back within a second or so of its first new output, not at the yield
+  const chatty = await z.exec({ cmd: 'while :; do echo tick; sleep 0.05; done', workdir: '/', yield_time_ms: 0 });
+  const ticks = await poll(chatty.session_handle!, 20_000);
+  expect(ticks.result.output).toMatch(/^(tick\n)+$/);
+  expect(ticks.ms).toBeLessThan(5_000);
+  // output that came between the calls (and went quiet): the poll returns it at once
+  const late = await z.exec({ cmd: 'sleep 0.2; echo late; sleep 30', workdir: '/', yield_time_ms: 0 });
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const waiting = await poll(late.session_handle!, 10_000);
+  expect(waiting.result.output).toBe('late\n');
+  expect(waiting.ms).toBeLessThan(1_500);
+  // silent: the poll's yield_time_ms is its maximum, and a silent command waits it out
+  const silent = await poll(line.session_handle!, 1_500);
+  expect(silent.result).toMatchObject({ status: 'running', output: '' });
+  expect(silent.ms).toBeGreaterThanOrEqual(1_450);
+  // exit ends it too
+  const ending = await z.exec({ cmd: 'sleep 0.4; exit 3', workdir: '/', yield_time_ms: 0 });
+  const ended = await poll(ending.session_handle!, 10_000);
+  expect(ended.result).toMatchObject({ status: 'exited', exit_code: 3 });
+  expect(ended.ms).toBeLessThan(5_000);
+  for (const handle of [line.session_handle!, burst.session_handle!, chatty.session_handle!, late.session_handle!]) await z.write({ session_handle: handle, kill_process: true });
+});
+
 requirement('stdin.output-since-last', async ({ zodex }) => {
   const z = await zodex();
   const first = await z.exec({ cmd: 'echo a; sleep 0.6; echo b; sleep 0.6; echo c', workdir: z.root, yield_time_ms: 300 });

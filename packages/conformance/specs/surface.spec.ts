@@ -16,6 +16,12 @@ requirement('surface.instructions', async ({ zodex }) => {
   expect(z.client.getInstructions()).toMatch(/^zodex remote execution tools\b/);
 });
 
+requirement('surface.list-never-changes', async ({ zodex }) => {
+  const z = await zodex();
+  // tools and nothing else, and no listChanged: zodex never sends notifications/tools/list_changed
+  expect(z.client.getServerCapabilities()).toEqual({ tools: {} });
+});
+
 requirement('surface.annotations', async ({ zodex }) => {
   const z = await zodex();
   const { tools } = await z.client.listTools();
@@ -86,11 +92,15 @@ requirement('surface.annotations-truthful', async ({ zodex }) => {
     expect(truthful[name], name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   }
   expect(truthful.set_agent_alias).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-  const seed = await annotationsOf(['--annotations', 'seed']);
-  expect(seed).toEqual(await annotationsOf([]));
+  const allReadOnly = await annotationsOf(['--annotations', 'all-read-only']);
+  expect(allReadOnly).toEqual(await annotationsOf([]));
   for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']) {
-    expect(seed[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    expect(allReadOnly[name], name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
   }
+  // seed, the old name of all-read-only (users' configs carry it), still works, with a notice
+  const old = await zodex({ args: ['--annotations', 'seed'] });
+  expect(Object.fromEntries((await old.client.listTools()).tools.map((tool) => [tool.name, tool.annotations]))).toEqual(allReadOnly);
+  if (old.managedServer) expect(old.managedServer.stderr()).toContain('--annotations seed is now called --annotations all-read-only');
 });
 
 requirement('surface.instructions-start-dir', async ({ zodex }) => {
@@ -105,5 +115,17 @@ requirement('surface.instructions-start-dir', async ({ zodex }) => {
   expect(sprite).toMatch(/^zodex remote execution tools\b/);
   expect(sprite).not.toContain(startDir);
   expect(sprite).not.toContain('set_agent_alias');
+  // a long start directory cannot push the set_agent_alias nudge out of the first 512 characters
+  const deep = path.join(startDir, 'a-rather-long-folder-name-for-a-project'.repeat(4), 'and-one-more-level');
+  fs.mkdirSync(deep, { recursive: true });
+  const longer = ((await zodex({ cwd: deep })).client.getInstructions() ?? '').slice(0, 512);
+  expect(longer).toContain('set_agent_alias');
+  expect(longer).toContain('First workdir: /');
+  // --default-workdir: exec_command may omit workdir, and nothing says otherwise
+  const withDefault = ((await zodex({ cwd: startDir, args: ['--default-workdir', startDir] })).client.getInstructions() ?? '').slice(0, 512);
+  expect(withDefault).toContain(`Default workdir of exec_command: ${startDir}.`);
+  expect(withDefault).toContain('omit it for the default');
+  expect(withDefault).not.toMatch(/exec_command[^.;]*always pass/);
+  expect(withDefault).toContain('set_agent_alias');
   fs.rmSync(startDir, { recursive: true, force: true });
 });

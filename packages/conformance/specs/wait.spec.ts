@@ -140,6 +140,45 @@ requirement('wait.no-early.printing', async ({ zodex }) => {
   await expectNoEarlyReturn(z, 'while :; do echo tick; sleep 0.2; done');
 });
 
+requirement('wait.no-early.timed', async ({ zodex }) => {
+  // Programs that wait on the terminal but go on by themselves (issue 23): each runs to its end.
+  const z = await zodex();
+  const cases = {
+    'select on stdin with a timeout between ticks': `python3 -c 'import select, sys
+for i in range(40):
+  print(i, flush=True); select.select([sys.stdin], [], [], 0.05)'`,
+    'a thread in stdin.readline() while the main thread prints and exits': `python3 -c 'import sys, threading, time
+threading.Thread(target=sys.stdin.readline, daemon=True).start()
+for i in range(40):
+  print(i, flush=True); time.sleep(0.05)'`,
+  };
+  for (const [name, cmd] of Object.entries(cases)) {
+    const { result, ms } = await timed(z, cmd, 20_000);
+    expect(result, name).toMatchObject({ status: 'exited', exit_code: 0 });
+    expect(result.output, name).toBe(Array.from({ length: 40 }, (_, i) => `${i}\n`).join(''));
+    expect(ms, name).toBeGreaterThanOrEqual(1_900);
+  }
+});
+
+requirement('wait.input.timed', async ({ zodex }) => {
+  // A wait on the terminal with a timeout counts as a prompt once the command has been quiet 1 s:
+  // a prompt that gives up after a minute, and top, which never ends alone and between its
+  // redraws waits for a key (q quits it).
+  const z = await zodex();
+  const prompt = await timed(z, `python3 -c 'import select, sys
+print("continue? [Y/n] (60 s)", end="", flush=True)
+select.select([sys.stdin], [], [], 60)'`, 20_000);
+  expect(prompt.result).toMatchObject({ status: 'running', waiting_for_input: true, output: 'continue? [Y/n] (60 s)' });
+  expect(prompt.ms).toBeGreaterThanOrEqual(950);
+  expect(prompt.ms).toBeLessThan(8_000);
+  await z.write({ session_handle: prompt.result.session_handle!, kill_process: true });
+  const top = await timed(z, 'top -d 5', 20_000);
+  expect(top.result).toMatchObject({ status: 'running', waiting_for_input: true });
+  expect(top.ms).toBeLessThan(8_000);
+  const quit = await answerToExit(z, top.result.session_handle!, 'q');
+  expect(quit).toMatchObject({ status: 'exited', exit_code: 0 });
+});
+
 // A call the client abandons (its AbortSignal sends notifications/cancelled).
 async function cancelledCall(z: Zodex, name: string, args: Record<string, unknown>, afterMs: number): Promise<void> {
   const abort = new AbortController();
@@ -158,12 +197,20 @@ requirement('cancel.exec-kills', async ({ zodex }) => {
 
 requirement('cancel.poll-keeps', async ({ zodex }) => {
   const z = await zodex();
-  const first = await z.exec({ cmd: 'echo one; sleep 1; echo two; sleep 30', workdir: z.root, yield_time_ms: 300 });
+  // Dots every 50 ms from 0.5 s for 3 s, then "two": a poll takes new output back 1 s after it
+  // began at the latest (stdin.poll-ends-on-output), so one started now is still waiting, its
+  // new output coming in, when it is cancelled at 0.9 s. Nothing that came must go down with it.
+  const dots = 'printf .; sleep 0.05; '.repeat(60);
+  const first = await z.exec({ cmd: `echo one; sleep 0.5; ${dots}echo two; sleep 30`, workdir: z.root, yield_time_ms: 200 });
   expect(first).toMatchObject({ status: 'running', output: 'one\n' });
-  // "two" arrives while the cancelled poll waits; it must not go down with that call
-  await cancelledCall(z, 'write_stdin', { session_handle: first.session_handle!, yield_time_ms: 20_000 }, 2_000);
-  const next = await z.write({ session_handle: first.session_handle!, yield_time_ms: 100 });
-  expect(next).toMatchObject({ status: 'running', output: 'two\n' });
+  await cancelledCall(z, 'write_stdin', { session_handle: first.session_handle!, yield_time_ms: 20_000 }, 700);
+  let rest = '';
+  for (let poll = 0; poll < 20 && !rest.endsWith('two\n'); poll++) {
+    const next = await z.write({ session_handle: first.session_handle!, yield_time_ms: 5_000 });
+    expect(next.status).toBe('running');
+    rest += next.output;
+  }
+  expect(rest).toBe(`${'.'.repeat(60)}two\n`);
   await z.write({ session_handle: first.session_handle!, kill_process: true });
 });
 

@@ -10,7 +10,7 @@ function server(mode: 'local' | 'sprite' = 'local') {
   const fake = fakeRuntime(mode);
   const runtime = fake.runtime as unknown as { options: Record<string, unknown>; engine: Record<string, unknown> };
   const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20, defaultWorkdir: undefined };
-  Object.assign(runtime.options, { version: '0.1.0', instructions: 'zodex remote execution tools.', annotations: 'seed', limits });
+  Object.assign(runtime.options, { version: '0.1.0', instructions: 'zodex remote execution tools.', annotations: 'all-read-only', limits });
   Object.assign(runtime.engine, { list: () => [], peek: () => undefined });
   const modern = new ModernServer(fake.runtime as ServerRuntime, { maxAgents: 4, handleIdleMs: 60_000 });
   const notified: Notification[] = [];

@@ -16,6 +16,9 @@ export const DEFAULT_HEAD_BYTES = 1024; // of the preview, the start of what is 
 export const DEFAULT_TAIL_FILE_BYTES = 1024 * 1024; // last bytes kept past the spill cap
 export const DEFAULT_SPILL_CAP_BYTES = 16 * 1024 * 1024; // seed 002: 16 MiB per file
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 3_600_000; // seed 002: 24 hours
+// Every spill file of one server together (tail files included): 16 full spill files and their
+// tails, so a loop of large outputs cannot fill /tmp.
+export const DEFAULT_SPILL_FOLDER_MAX_BYTES = 256 * 1024 * 1024;
 // Two per open conversation (DEFAULT_MAX_CONVERSATIONS): 100 agents each running a command at
 // once stay under it (at 64, 3 of 500 such calls got SESSION_LIMIT); each running command costs
 // about 0.4 MiB (bench/results/scale.json) and one terminal.
@@ -40,6 +43,7 @@ export interface Config {
   // The directory zodexd was started in: in Local mode, offered as the first workdir.
   startDir: string;
   defaultWorkdir: string | undefined;
+  shell: string | undefined; // --shell / ZODEX_SHELL: the shell commands run in (default: the login shell)
   maxExecTimeoutMs: number;
   maxYieldMs: number; // no exec_command or write_stdin call waits longer
   inlineLimitBytes: number;
@@ -49,6 +53,7 @@ export interface Config {
   spillDir: string;
   spillCapBytes: number;
   spillMaxAgeMs: number;
+  spillFolderMaxBytes: number;
   maxSessions: number;
   authToken: string | undefined;
   insecureNoAuth: boolean;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
 import { defaultSpillParent } from '../../exec/spill.js';
-import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen } from '../../net/address.js';
+import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen, written } from '../../net/address.js';
+import type { Annotations } from '../../server/options.js';
 import { LOG_FORMATS, type LogFormat } from '../../log.js';
 import { isGoverned, NETWORK_SETTINGS, resolveWriteMode, SANDBOX_MODES } from '../../bounds/modes.js';
 import {
@@ -25,6 +26,7 @@ import {
   DEFAULT_MAX_YIELD_MS,
   DEFAULT_PREVIEW_BYTES,
   DEFAULT_SPILL_CAP_BYTES,
+  DEFAULT_SPILL_FOLDER_MAX_BYTES,
   DEFAULT_SPILL_MAX_AGE_MS,
   DEFAULT_TAIL_FILE_BYTES,
   MAX_MAX_YIELD_MS,
@@ -41,6 +43,7 @@ const options = {
   mode: { type: 'string' },
   annotations: { type: 'string' },
   'default-workdir': { type: 'string' },
+  shell: { type: 'string' },
   'max-exec-timeout-ms': { type: 'string' },
   'max-yield-ms': { type: 'string' },
   'inline-limit-bytes': { type: 'string' },
@@ -50,6 +53,7 @@ const options = {
   'spill-dir': { type: 'string' },
   'spill-cap-bytes': { type: 'string' },
   'spill-max-age-ms': { type: 'string' },
+  'spill-folder-max-bytes': { type: 'string' },
   'max-sessions': { type: 'string' },
   'auth-token-file': { type: 'string' },
   'insecure-no-auth': { type: 'boolean' },
@@ -94,9 +98,25 @@ function parseCount(flag: string, value: string | undefined, fallback: number, m
   return number;
 }
 
+// flag: where the value came from, a flag or an environment variable (the refusal names it).
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`${flag} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}; write e.g. ${flag} ${allowed[0]}`);
+  throw new UsageError(`${written(flag, JSON.stringify(value))} is not one of ${allowed.join(', ')}; write e.g. ${written(flag, allowed[0]!)}`);
+}
+
+// Which of a flag and its environment variable a value comes from (the flag wins).
+const sourceOf = (flag: string, value: unknown, variable: string) => (value !== undefined ? flag : variable);
+
+// --shell (or ZODEX_SHELL): an absolute path to an executable file.
+function checkShell(flag: string, file: string): string {
+  if (!path.isAbsolute(file)) throw new UsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    if (!fs.statSync(file).isFile()) throw new Error('not a file');
+  } catch {
+    throw new UsageError(`${written(flag, file)} is not an executable file; name an installed shell, e.g. one /etc/shells lists`);
+  }
+  return file;
 }
 
 function checkDirectory(flag: string, dir: string): string {
@@ -111,6 +131,18 @@ function checkDirectory(flag: string, dir: string): string {
   return path.normalize(dir);
 }
 
+// --annotations (or ZODEX_ANNOTATIONS): all-read-only (default) or truthful. `seed`, the name
+// before all-read-only, still works (users' configs carry it) and says so once at start.
+function annotationsSetting(flag: string | undefined, env: string | undefined, notices: string[]): Annotations {
+  const from = sourceOf('--annotations', flag, 'ZODEX_ANNOTATIONS');
+  const value = flag ?? (env || 'all-read-only');
+  if (value === 'seed') {
+    notices.push(`${written(from, 'seed')} is now called ${written(from, 'all-read-only')} (every tool announced read-only and not destructive); seed still works, the same way`);
+    return 'all-read-only';
+  }
+  return oneOf(from, value, ['all-read-only', 'truthful'] as const);
+}
+
 export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliRequest {
   let parsed;
   try {
@@ -123,9 +155,9 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (flags.version) return { kind: 'version' };
 
   const notices: string[] = [];
-  const transport = oneOf('--transport', flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
-  const mode = oneOf('--mode', flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
-  const annotations = oneOf('--annotations', flags.annotations ?? (env.ZODEX_ANNOTATIONS || 'seed'), ['seed', 'truthful'] as const);
+  const transport = oneOf(sourceOf('--transport', flags.transport, 'ZODEX_TRANSPORT'), flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
+  const mode = oneOf(sourceOf('--mode', flags.mode, 'ZODEX_MODE'), flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
+  const annotations = annotationsSetting(flags.annotations, env.ZODEX_ANNOTATIONS, notices);
 
   if (transport === 'stdio') {
     if (flags.listen !== undefined) {
@@ -143,11 +175,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   }
 
   const oauth = oauthConfigFrom(flags, transport);
-  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN : undefined) ?? DEFAULT_LISTEN));
+  // A refused value is named as the user wrote it: the flag, or the environment variable.
+  const listenFrom = flags.listen === undefined && transport === 'http' && env.ZODEX_LISTEN ? 'ZODEX_LISTEN' : '--listen';
+  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN || undefined : undefined) ?? DEFAULT_LISTEN, listenFrom));
+  const allowHostFrom = sourceOf('--allow-host', flags['allow-host'], 'ZODEX_ALLOW_HOST');
   const allowHostValues =
     flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
   // The public host of --public-url is where clients address this server: the Host rule admits it.
-  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
+  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value, allowHostFrom))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
   if (transport === 'http' && allowHosts.length > 0 && !isLoopbackHost(listen.host)) {
     notices.push(`--allow-host has no effect on a non-loopback --listen ${listen.host}: no Host rule applies there`);
   }
@@ -164,7 +199,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   const authToken = loadToken(flags['auth-token-file'], env);
   const insecureNoAuth = flags['insecure-no-auth'] ?? false;
-  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled) : undefined;
+  const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled, listenFrom) : undefined;
   if (bindProblem) throw new UsageError(bindProblem);
 
   const liveboard = flags.liveboard === undefined ? undefined : setting(() => parseListen(flags.liveboard!, '--liveboard'));
@@ -173,7 +208,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   // Off by default; the same address rules as --listen (no wildcard). Unauthenticated and read-only.
   const opsValue = flags['ops-listen'] ?? (env.ZODEX_OPS_LISTEN || undefined);
-  const opsListen = opsValue === undefined ? undefined : setting(() => parseListen(opsValue, '--ops-listen'));
+  const opsListen = opsValue === undefined ? undefined : setting(() => parseListen(opsValue, sourceOf('--ops-listen', flags['ops-listen'], 'ZODEX_OPS_LISTEN')));
 
   const stateDir = resolveStateDir(flags['state-dir'], env);
   let context: ContextOptions;
@@ -190,8 +225,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const sandbox = oneOf('--sandbox', flags.sandbox ?? (env.ZODEX_SANDBOX || 'off'), SANDBOX_MODES);
-  const sandboxNetwork = oneOf('--sandbox-network', flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'), NETWORK_SETTINGS);
+  const sandbox = oneOf(sourceOf('--sandbox', flags.sandbox, 'ZODEX_SANDBOX'), flags.sandbox ?? (env.ZODEX_SANDBOX || 'off'), SANDBOX_MODES);
+  const sandboxNetwork = oneOf(sourceOf('--sandbox-network', flags['sandbox-network'], 'ZODEX_SANDBOX_NETWORK'), flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'), NETWORK_SETTINGS);
   const rootValues = flags['writable-root'] ?? (env.ZODEX_WRITABLE_ROOTS ? env.ZODEX_WRITABLE_ROOTS.split(':').filter((root) => root !== '') : []);
   if (rootValues.length > 0 && sandbox !== 'workspace-write') {
     throw new UsageError(`--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`);
@@ -215,6 +250,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     annotations,
     startDir: process.cwd(),
     defaultWorkdir: flags['default-workdir'] === undefined ? undefined : checkDirectory('--default-workdir', flags['default-workdir']),
+    shell: flags.shell !== undefined ? checkShell('--shell', flags.shell) : env.ZODEX_SHELL ? checkShell('ZODEX_SHELL', env.ZODEX_SHELL) : undefined,
     maxExecTimeoutMs,
     maxYieldMs,
     inlineLimitBytes,
@@ -224,6 +260,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     spillDir: path.resolve(flags['spill-dir'] ?? (env.ZODEX_SPILL_DIR || defaultSpillParent())),
     spillCapBytes: parseCount('--spill-cap-bytes', flags['spill-cap-bytes'], DEFAULT_SPILL_CAP_BYTES),
     spillMaxAgeMs: parseCount('--spill-max-age-ms', flags['spill-max-age-ms'], DEFAULT_SPILL_MAX_AGE_MS),
+    spillFolderMaxBytes: parseCount('--spill-folder-max-bytes', flags['spill-folder-max-bytes'], DEFAULT_SPILL_FOLDER_MAX_BYTES, 65_536),
     maxSessions: parseCount('--max-sessions', flags['max-sessions'], DEFAULT_MAX_SESSIONS),
     authToken,
     insecureNoAuth,
@@ -246,7 +283,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     redactEnv,
     liveboard,
     opsListen,
-    logFormat: oneOf('--log-format', flags['log-format'] ?? (env.ZODEX_LOG_FORMAT || 'text'), LOG_FORMATS),
+    logFormat: oneOf(sourceOf('--log-format', flags['log-format'], 'ZODEX_LOG_FORMAT'), flags['log-format'] ?? (env.ZODEX_LOG_FORMAT || 'text'), LOG_FORMATS),
     oauth,
     notices,
   };

@@ -30,11 +30,18 @@ Transport:
 Execution:
   --mode local|sprite         local (default): login-shell environment, set_agent_alias;
                               sprite: sandbox, bash in the server's environment   [env ZODEX_MODE]
-  --annotations seed|truthful seed (default): every tool readOnlyHint true, destructiveHint false;
-                              truthful: exec_command, write_stdin, apply_patch readOnlyHint false,
-                              destructiveHint true, so clients that gate on them ask first
+  --annotations all-read-only|truthful
+                              all-read-only (default): every tool readOnlyHint true,
+                              destructiveHint false (they describe the MCP surface; Codex then
+                              runs calls without asking); truthful: exec_command, write_stdin,
+                              apply_patch readOnlyHint false, destructiveHint true, so clients
+                              that gate on them ask first ("seed", the old name of
+                              all-read-only, still works)
                                                                           [env ZODEX_ANNOTATIONS]
   --default-workdir DIR       workdir for exec_command calls that omit it (otherwise required)
+  --shell PATH                the shell commands run in (default: in Local mode the login shell of
+                              your passwd entry, whose environment is captured; Sprite: bash)
+                                                                          [env ZODEX_SHELL]
   --max-exec-timeout-ms N     cap on timeout_ms, and the default (default ${defaults.DEFAULT_MAX_EXEC_TIMEOUT_MS})
   --max-yield-ms N            cap on yield_time_ms of exec_command and write_stdin: no call waits
                               longer (default ${defaults.DEFAULT_MAX_YIELD_MS}, under the 60 s request timeout
@@ -52,6 +59,8 @@ Output:
   --redact-env NAME           show the value of variable NAME (of zodexd's or the login shell's
                               environment) as [REDACTED:NAME] in output, history and logs; NAME may
                               end in *; repeatable. zodex's own tokens always are  [env ZODEX_REDACT_ENV, comma list]
+  --spill-folder-max-bytes N  all spill files of this server together; past it, files of ended
+                              commands are removed, oldest first (default ${defaults.DEFAULT_SPILL_FOLDER_MAX_BYTES})
 
 Liveboard (the operator's web page: agents, timelines, live sessions):
   --liveboard HOST:PORT       serve it at http://HOST:PORT/, on its own listener (default off;

@@ -1,12 +1,15 @@
 // Who is calling, in the modern era (no initialize, no session): the Agent ID is resolved per
 // request from the conversation id the client puts in _meta (agentKeyOf), else a stable fallback;
-// each key has one Conversation (its Agent ID, zodex_context memory), kept while it is used.
+// each key has one Conversation (its Agent ID, zodex_context memory), kept while it is used. The
+// 2025-11-25 era uses the same table for calls whose _meta names a conversation (server.ts).
 
 import { createHash, randomUUID } from 'node:crypto';
 import { Conversation } from '../conversation.js';
 import type { ServerRuntime } from '../options.js';
 import type { Envelope } from './envelope.js';
 import type { Log } from '../../log.js';
+import { ownAgent } from '../server.js';
+import type { CallAgent, CallExtra } from '../tools.js';
 
 // _meta keys that name the client's conversation, in the order they are trusted (README, "Agent ID").
 export const CONVERSATION_META_KEYS = ['threadId', 'sessionId', 'openai/session', 'vscode.conversationId'] as const;
@@ -20,15 +23,23 @@ export interface AgentKey {
 
 const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
 
+// The conversation id a request's _meta names (the first of CONVERSATION_META_KEYS present), scoped
+// to the principal; undefined when it names none. Both eras resolve the agent from it.
+export function metaAgentKey(meta: Record<string, unknown> | undefined, principal = 'static'): AgentKey | undefined {
+  for (const name of CONVERSATION_META_KEYS) {
+    const value = meta?.[name];
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: digest(`${principal}\0meta\0${String(value)}`) };
+  }
+  return undefined;
+}
+
 // peer: what identifies the transport end when nothing else does ("stdio", or the HTTP client's
 // address and token); env: the stdio process's environment; principal: who the bearer token
 // names (an OAuth grant id, else 'static'): two grants never share an agent, whatever _meta says.
 export function agentKeyOf(envelope: Envelope, peer: string, env: Record<string, string | undefined> = {}, principal = 'static'): AgentKey {
+  const fromMeta = metaAgentKey(envelope.meta, principal);
+  if (fromMeta) return fromMeta;
   const scoped = (value: string) => digest(`${principal}\0${value}`);
-  for (const name of CONVERSATION_META_KEYS) {
-    const value = envelope.meta[name];
-    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: scoped(`meta\0${String(value)}`) };
-  }
   const claude = env[CLAUDE_SESSION_ENV];
   if (claude) return { source: CLAUDE_SESSION_ENV, key: scoped(`env\0${claude}`) };
   return { source: 'fallback', key: scoped(`fallback\0${envelope.clientInfo?.name ?? ''}\0${peer}`) };
@@ -53,8 +64,10 @@ export class AgentTable {
     return this.table.size;
   }
 
+  // A command it owns (2026-07-28), or one it started from a 2025-11-25 session, which owns it.
   private hasRunningCommand(entry: Entry): boolean {
-    return this.runtime.engine.list().some((session) => session.owner === entry.conversation.id && !session.hasEnded);
+    const { id, assignedAgentId } = entry.conversation;
+    return this.runtime.engine.list().some((session) => (session.owner === id || (assignedAgentId !== undefined && session.agentId === assignedAgentId)) && !session.hasEnded);
   }
 
   private idle(entry: Entry): boolean {
@@ -110,4 +123,20 @@ export class AgentTable {
     this.table.delete(key);
     entry?.conversation[how]();
   }
+}
+
+// For a 2025-11-25 conversation: the agent a call runs as, the one its _meta names (held in
+// `agents` for the call), else the conversation's own. A table full of busy agents leaves the call
+// its conversation's agent: it is a label, not a reason to refuse the command.
+export function agentsFromMeta(agents: AgentTable, conversation: Conversation, log: (message: string) => void): (extra: CallExtra) => CallAgent {
+  return (extra) => {
+    const key = metaAgentKey(extra._meta as Record<string, unknown> | undefined, conversation.principal);
+    if (!key) return ownAgent(conversation);
+    const agent = agents.acquire(key.key, conversation.principal);
+    if (!agent) {
+      log(`a call names ${key.source} in _meta, but ${agents.cap} agents are known and each is busy (--max-conversations): it runs as its conversation's agent`);
+      return ownAgent(conversation);
+    }
+    return { conversation: agent, release: () => agents.release(key.key) };
+  };
 }

@@ -3,11 +3,12 @@
 // _meta, handle leases) | subscriptions/listen (held open) | anything else -32601.
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Conversation } from '../conversation.js';
 import { quote } from '../../errors.js';
+import { Conversation } from '../conversation.js';
 import type { ServerRuntime } from '../options.js';
 import { serverInfo, toolsFor } from '../server.js';
-import { UNKNOWN_TOOL_LABEL, type CallExtra, type ToolEntry } from '../tools.js';
+import { UNKNOWN_TOOL_LABEL, unknownToolError, type CallExtra, type ToolEntry } from '../tools.js';
+import { unknownToolCall } from '../../tools/index.js';
 import { AgentTable, agentKeyOf } from './agents.js';
 import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
 import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
@@ -132,13 +133,6 @@ export class ModernServer {
     if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
     const raw = params.arguments === undefined ? {} : params.arguments;
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
-    // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result.
-    if (!this.names.includes(params.name)) {
-      this.runtime.observer?.callStarted(UNKNOWN_TOOL_LABEL);
-      this.runtime.observer?.callEnded(UNKNOWN_TOOL_LABEL, 'UNKNOWN_TOOL', 0);
-      const named = this.runtime.redact ? this.runtime.redact(quote(params.name)) : quote(params.name);
-      return error(request.id, INVALID_PARAMS, `UNKNOWN_TOOL: no tool is named ${named}; the tools are ${this.names.join(', ')}`, { code: 'UNKNOWN_TOOL' });
-    }
     const principal = io.principal ?? 'static';
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
     const conversation = this.agents.acquire(key, principal);
@@ -151,6 +145,16 @@ export class ModernServer {
     const inFlight = this.calls.get(principal) ?? new Set<AbortController>();
     this.calls.set(principal, inFlight.add(cancel));
     try {
+      // An unknown tool is a protocol error in this revision (tools.mdx), not a tool result; it is
+      // recorded as the agent's failed call all the same.
+      if (!this.names.includes(params.name)) {
+        const unknown = unknownToolError(params.name, this.names);
+        this.runtime.observer?.callStarted(UNKNOWN_TOOL_LABEL);
+        await conversation.invoke(unknownToolCall(params.name, raw as Record<string, unknown>), () => Promise.reject(unknown));
+        this.runtime.observer?.callEnded(UNKNOWN_TOOL_LABEL, 'UNKNOWN_TOOL', 0);
+        const text = `UNKNOWN_TOOL: ${unknown.message}`; // quotes the client's name: redacted like any result
+        return error(request.id, INVALID_PARAMS, this.runtime.redact ? this.runtime.redact(text) : text, { code: 'UNKNOWN_TOOL' });
+      }
       let byName = this.tools.get(conversation);
       if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
