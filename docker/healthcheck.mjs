@@ -1,5 +1,6 @@
 // The image's HEALTHCHECK, with nothing written to disk (the root filesystem may be read-only):
-// it finds zodexd in /proc, reads its flags and environment the way zodexd does (flags win), then
+// it finds zodexd in /proc, reads its flags and environment the way zodexd does (flags win; the
+// environment as environmentOf says), then
 // asks GET /healthz on its ops listener; without one, an HTTP zodexd must accept a TCP connection,
 // and a stdio zodexd is healthy while it runs. Exit 0: healthy; 1: not.
 import fs from 'node:fs';
@@ -9,16 +10,25 @@ import net from 'node:net';
 const ZODEXD = '/app/dist/cli/zodexd.js';
 const TIMEOUT_MS = 3_000;
 
+// zodexd makes itself non-dumpable (it erases its secrets and closes its /proc files, even to its
+// own user), so its /proc/PID/environ is readable only to root. Then the check's own environment
+// stands in: a HEALTHCHECK runs with the container's, the one the entrypoint started zodexd with.
+function environmentOf(pid) {
+  try {
+    const entries = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+  } catch {
+    return process.env;
+  }
+}
+
 function zodexd() {
   for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const at = argv.indexOf(ZODEXD);
       if (at === -1) continue;
-      const env = Object.fromEntries(
-        fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
-      );
-      return { args: argv.slice(at + 1), env };
+      return { args: argv.slice(at + 1), env: environmentOf(pid) };
     } catch {
       // gone, or not ours to read
     }

@@ -32,8 +32,8 @@ export function instructionsFor(settings: InstructionSettings): string {
       : 'exec_command runs a shell command (always pass an absolute workdir); write_stdin polls, types into or kills one still running;',
     fallback !== undefined ? 'apply_patch edits files with a Codex-style patch (always pass an absolute workdir).' : 'apply_patch edits files with a Codex-style patch.',
     ...(local ? ['Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.'] : []),
-    ...(settings.bounds ? [settings.bounds] : []),
     ...(workdir ? [workdir] : []),
+    ...(settings.bounds ? [settings.bounds] : []),
     'A command still running after yield_time_ms returns a session_handle; pass a short yield_time_ms for interactive programs.',
     'Large output goes to output_file: read it with sed -n, tail or grep.',
   ].join(' ');

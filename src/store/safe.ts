@@ -2,7 +2,7 @@
 // database failure warns once and turns the store into a no-op), the write-behind queue
 // (record-only writes batched off the caller's path) and the memory mirror of this process's
 // agents (ids and aliases survive a failed database). Only validation errors reach the caller.
-// Every text a row takes from a call (command, workdir, summaries, alias) passes `redact` first.
+// Every text a row takes from a call (tool name, command, workdir, summaries, alias) passes `redact` first.
 
 import { openDatabase, databasePath } from './database.js';
 import { DegradeGuard } from './degrade.js';
@@ -166,7 +166,8 @@ export class SafeStore implements Store {
   }
 
   startInvocation(row: InvocationStart): number {
-    return this.queue.startInvocation({ ...row, summary: this.redact(row.summary), ...(row.workdir !== undefined ? { workdir: this.redact(row.workdir) } : {}) });
+    // tool too: an unknown tool's name is the client's text
+    return this.queue.startInvocation({ ...row, tool: this.redact(row.tool), summary: this.redact(row.summary), ...(row.workdir !== undefined ? { workdir: this.redact(row.workdir) } : {}) });
   }
 
   finishInvocation(id: number, row: InvocationFinish): void {

@@ -123,7 +123,9 @@ requirement('secrets.minted-token', async ({ protocol }) => {
     [],
     async (srv) => {
       const call = await toolCaller(srv, protocol, STATIC);
-      const file = path.join(srv.stateDir, 'minted.txt');
+      // a folder of the test's own: the state dir is a store governed commands cannot reach
+      const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-minted-'));
+      const file = path.join(scratch, 'minted.txt');
       const started = await call('exec_command', { cmd: `while [ ! -s '${file}' ]; do sleep 0.05; done; cat '${file}'; sleep 0.2`, workdir: '/', yield_time_ms: 200 });
       const handle = (started.reply?.result?.structuredContent as { session_handle?: string } | undefined)?.session_handle;
       expect(handle, JSON.stringify(started.reply)).toMatch(/^zs_/);
@@ -133,6 +135,7 @@ requirement('secrets.minted-token', async ({ protocol }) => {
       const output = (polled.reply?.result?.structuredContent as { output?: string } | undefined)?.output;
       expect(output).toBe('access [REDACTED:OAUTH_ACCESS_TOKEN]\nrefresh [REDACTED:OAUTH_REFRESH_TOKEN]\n');
       expect(srv.server.stderr()).not.toContain(accessToken);
+      fs.rmSync(scratch, { recursive: true, force: true });
     },
     { env: { ZODEX_AUTH_TOKEN: STATIC } },
   );
@@ -161,9 +164,12 @@ function processTree(root: number): number[] {
 
 requirement('secrets.no-environ', async ({ zodex }) => {
   const PUBLISHER_TOKEN = 'ghp_conformancePublisherToken0123';
-  const z = await zodex({ env: { ZODEX_AUTH_TOKEN: TOKEN, ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } });
+  // --write-mode direct: a governed command cannot read /proc/<zodexd>/environ at all (Landlock,
+  // bounds.routes-governed); unconfined, as root here (which non-dumpability does not stop), it can,
+  // and finds no token there: zodexd erased it.
+  const z = await zodex({ args: ['--write-mode', 'direct'], env: { ZODEX_AUTH_TOKEN: TOKEN, ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } });
   const pid = z.server.pid;
-  // A command reads zodexd's environment itself (as root here, which non-dumpability does not stop).
+  // A command reads zodexd's environment itself.
   const running = await z.exec({ cmd: `tr '\\0' '\\n' < /proc/${pid}/environ | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}' -e ZODEX_AUTH_TOKEN; env | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}'; sleep 30`, workdir: '/', yield_time_ms: 1_000 });
   expect(running.output).toBe('0\n0\n');
   const tree = processTree(pid);
