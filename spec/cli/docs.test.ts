@@ -11,21 +11,12 @@ import { USAGE } from '../../src/app/config/usage.js';
 import { COMMANDS, usage } from '../../src/cli/zodex.js';
 import { AGENT_USAGE } from '../../src/publisher/agent.js';
 import { REQUIREMENTS } from '../../packages/conformance/requirements.js';
+import { code, sourceFiles } from '../source-text.js';
 
 const pages = docPages();
 const docs = pages.map((page) => page.text).join('\n');
 const flagsIn = (text: string) => new Set([...text.matchAll(/(?<![\w-])--[a-z][a-z0-9-]*(?![a-z0-9-])/g)].map((match) => match[0]));
 const documentedFlags = flagsIn(docs);
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : /\.(ts|js)$/.test(entry.name) ? [full] : [];
-  });
-}
-
-// A source line without its comment (whole-line comments dropped, a trailing " // …" cut).
-const code = (line: string) => (/^\s*(\/\/|\*|\/\*)/.test(line) ? '' : line.replace(/\s\/\/\s.*$/, ''));
 
 describe('the docs and the code', () => {
   it('keep the README at most 200 lines', () => {
@@ -60,7 +51,7 @@ describe('the docs and the code', () => {
 
   it('document every ZODEX_ variable the code reads (docs/, or native/PROTOCOL.md for the helper protocol)', () => {
     const protocol = fs.readFileSync(path.join(REPO, 'native/PROTOCOL.md'), 'utf8');
-    const read = new Set(sourceFiles(path.join(REPO, 'src')).flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').map(code).flatMap((line) => line.match(/\bZODEX_[A-Z0-9_]+\b/g) ?? [])));
+    const read = new Set(sourceFiles(path.join(REPO, 'src'), /\.(ts|js)$/).flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').map(code).flatMap((line) => line.match(/\bZODEX_[A-Z0-9_]+\b/g) ?? [])));
     expect(read.size).toBeGreaterThan(15);
     expect([...read].filter((name) => !new RegExp(`\\b${name}\\b`).test(docs) && !protocol.includes(name)).sort()).toEqual([]);
   });
