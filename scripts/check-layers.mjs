@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 // Top to bottom; folders on one line are siblings and may not import each other. '.' is the
-// root files (errors.ts, fsutil.ts, native.ts). The README's layout section shows the same order.
+// root files (errors.ts, fsutil.ts, native.ts). docs/architecture.md shows the same order.
 export const LAYERS = [
   ['cli'],
   ['app'],
@@ -58,7 +58,7 @@ export function checkGraph(edges) {
     const [a, b] = [layerFolder(from), layerFolder(to)];
     const [ra, rb] = [rank(a), rank(b)];
     for (const [folder, r] of [[a, ra], [b, rb]]) {
-      if (r === undefined) problems.push(`${from} -> ${to}: folder src/${folder}/ is in no layer (add it to LAYERS in scripts/check-layers.mjs and the README)`);
+      if (r === undefined) problems.push(`${from} -> ${to}: folder src/${folder}/ is in no layer (add it to LAYERS in scripts/check-layers.mjs and to docs/architecture.md)`);
     }
     if (ra !== undefined && rb !== undefined && a !== b && rb <= ra) {
       const how = rb === ra ? 'sideways, between siblings' : 'upward';

@@ -65,12 +65,19 @@ describe('the error code registry', () => {
     expect([...PUBLISHER_REFUSAL_CODES].every((code) => Object.hasOwn(OPERATOR_CODES, code))).toBe(true);
   });
 
-  it('is listed in the README, code for code', () => {
-    const readme = fs.readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('### Arguments and errors'), readme.indexOf('### exec_command'));
-    // The list runs from `ERROR_CODES` to the sentence on what else reaches the model as INTERNAL.
-    const list = section.slice(section.indexOf('`ERROR_CODES`'), section.indexOf('Only an error zodex raised itself'));
-    const listed = list.match(/`[A-Z][A-Z0-9_]+`/g)?.map((code) => code.slice(1, -1)) ?? [];
-    expect([...new Set(listed.filter((code) => code !== 'ERROR_CODES'))].sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  // docs/errors.md holds the registry as tables, one row per code: `| `CODE` | meaning |`, the
+  // meaning word for word (Markdown escapes aside). Tool codes first, then the operator's.
+  it('is the table of docs/errors.md, code for code and word for word', () => {
+    const page = fs.readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+    const section = (heading: string) => {
+      const start = page.indexOf(`\n## ${heading}\n`);
+      expect(start, `docs/errors.md has a section "## ${heading}"`).toBeGreaterThan(-1);
+      const end = page.indexOf('\n## ', start + 1);
+      return page.slice(start, end === -1 ? undefined : end);
+    };
+    const rows = (text: string) =>
+      Object.fromEntries([...text.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \| (.*) \|$/gm)].map((match) => [match[1], match[2]!.replace(/\\([<>|*_`\\])/g, '$1')]));
+    expect(rows(section('Codes a tool result can carry')), 'every ERROR_CODES entry, as a row `| `CODE` | meaning |`').toEqual({ ...ERROR_CODES });
+    expect(rows(section("Codes of the operator's tools")), 'every OPERATOR_CODES entry, as a row `| `CODE` | meaning |`').toEqual({ ...OPERATOR_CODES });
   });
 });

@@ -1,5 +1,5 @@
 // @ts-check
-// Claude Code 2.1.332 with each configuration the README shows: a project .mcp.json (stdio, and
+// Claude Code 2.1.332 with each configuration docs/clients.md shows: a project .mcp.json (stdio, and
 // HTTP with a bearer token), `claude mcp add` (both transports) and the plugin in plugins/.
 // Each run replays a scripted exec_command call and checks the result the model received.
 

@@ -1,5 +1,5 @@
 // @ts-check
-// Codex CLI 0.171.0 with each config.toml the README shows: stdio, and HTTP with
+// Codex CLI 0.171.0 with each config.toml docs/clients.md shows: stdio, and HTTP with
 // bearer_token_env_var; with its own shell tool hidden (features.shell_tool = false) and without.
 // Each run replays a scripted exec_command call and checks the result the model received.
 

@@ -6,22 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/app/config/usage.js';
+import { code, sourceFiles } from '../source-text.js';
 import { COMMANDS, usage } from '../../src/cli/zodex.js';
 
 const SPEC_NAMES = /seed \d{3}|\(seed|seeds\/|\b\d{3}-[a-z0-9-]+\.md\b|DESIGN\.md|ENVIRONMENT\.md|STYLE\.md/i;
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-// A line without its comment: whole-line comments dropped, a trailing " // …" cut (URLs keep
-// their "://", which has no space before it).
-function code(line: string): string {
-  return /^\s*(\/\/|\*|\/\*)/.test(line) ? '' : line.replace(/\s\/\/\s.*$/, '');
-}
 
 describe('no spec file names in user-facing text', () => {
   it('zodexd --help, zodex --help and every subcommand help', async () => {

@@ -1,4 +1,4 @@
-// The shell blocks of the README and of the docs/ pages, line by line, as a newcomer runs them on
+// The shell blocks of the README and of every docs/ page, line by line, as a newcomer runs them on
 // a fresh clone after `npm ci`: every program is one that exists there (npm scripts, the
 // package's bins through npx), zodexd's flags parse, zodex's subcommands exist, and no client
 // config uses `npm start`.
@@ -6,17 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO as repo, docPages } from './docs-pages.js';
 import { parseCli, splitWords } from './readme-words.js';
 import { COMMANDS } from '../../src/cli/zodex.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const readme = fs.readFileSync(path.join(repo, 'README.md'), 'utf8');
-const docs = fs
-  .readdirSync(path.join(repo, 'docs'))
-  .filter((name) => name.endsWith('.md'))
-  .map((name) => fs.readFileSync(path.join(repo, 'docs', name), 'utf8'));
+const pages = docPages();
+const readme = pages.find((page) => page.file === 'README.md')!.text;
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
 // The conformance suite is a workspace package: npm ci links its bin beside the server's.
 const suitePkg = JSON.parse(fs.readFileSync(path.join(repo, 'packages/conformance/package.json'), 'utf8')) as { bin: Record<string, string> };
@@ -53,12 +49,12 @@ function commands(line: string): string[][] {
 }
 
 describe('README commands', () => {
-  const all = [readme, ...docs].flatMap(shellLines).flatMap(commands);
+  const all = pages.flatMap((page) => shellLines(page.text).flatMap(commands).map((words) => ({ page, words })));
   it('has commands to check', () => expect(all.length).toBeGreaterThan(10));
 
-  for (const words of all) {
+  for (const { page, words } of all) {
     const line = words.join(' ');
-    it(line, () => {
+    it(`${page.file}: ${line}`, () => {
       const [program, ...args] = words;
       if (program === 'npm') {
         const [verb, script] = args;
@@ -76,8 +72,8 @@ describe('README commands', () => {
         }
         if (bin === 'zodex') expect(Object.keys(COMMANDS)).toContain(rest[0]);
       } else if (program === 'zodex-agent') {
-        // only inside a session, where the README says how it gets on PATH
-        expect(readme).toMatch(/`zodex-agent` runs inside a session, where\s+it must be on PATH/);
+        // only inside a session, where the page says how it gets on PATH
+        expect(page.text).toMatch(/`zodex-agent` runs inside a session, where\s+it must be on PATH/);
       } else if (program! in CLIENT_PROGRAMS) {
         expect(Object.keys(interopPkg.devDependencies), `${program} is installed by the interop suite`).toContain(CLIENT_PROGRAMS[program!]);
       } else {
@@ -94,7 +90,7 @@ describe('README commands', () => {
   });
 
   it('has no client configuration that starts zodexd with npm start', () => {
-    const configs = [readme, ...fs.readdirSync(path.join(repo, 'examples/mcp_http/sandbox')).map((file) => fs.readFileSync(path.join(repo, 'examples/mcp_http/sandbox', file), 'utf8'))];
+    const configs = [...pages.map((page) => page.text), ...fs.readdirSync(path.join(repo, 'examples/mcp_http/sandbox')).map((file) => fs.readFileSync(path.join(repo, 'examples/mcp_http/sandbox', file), 'utf8'))];
     for (const text of configs) expect(text).not.toMatch(/"command":\s*"npm"|command\s*=\s*"npm"/);
   });
 });
