@@ -3,9 +3,9 @@
 // throws ZodexError; server/results.ts is the one place that turns them into MCP results.
 
 // Every code zodex emits, each once with its meaning, grouped by where it is emitted. A tool
-// result carries only the codes of ERROR_CODES (pinned against the README by spec/errors.test.ts);
+// result carries only the codes of ERROR_CODES (pinned against docs/errors.md by spec/errors.test.ts);
 // a ZodexError whose code is not there reaches the model as INTERNAL. Add a code here (one line)
-// and to the README's list when a tool gains one; other modules take their codes' types from here.
+// and to docs/errors.md when a tool gains one; other modules take their codes' types from here.
 
 // Input validation (tools/validate.ts): the call is rejected before anything runs.
 const VALIDATION = {

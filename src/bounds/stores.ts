@@ -31,7 +31,7 @@ export interface Store {
 // Below each home: git's store and cache helpers, .netrc (git over HTTP reads it through curl),
 // ssh keys, gh and hub, gpg and pass (a `pass`-based helper), GNOME's keyrings, Docker's logins
 // (ghcr.io), git-credential-manager's plaintext store, X11's cookie (an X client can type into
-// the user's terminals), and ~/.config/zodex (where the README keeps the publisher's token).
+// the user's terminals), and ~/.config/zodex (where docs/publishing.md keeps the publisher's token).
 const HOME_STORES = [
   '.git-credentials',
   '.config/git/credentials',
@@ -68,7 +68,7 @@ const ENV_STORES: ReadonlyArray<[string, string]> = [
 ];
 
 // Machine-wide: the X11 sockets' folder (an X server running as root leaves them open to all), and
-// /etc/zodex (where the README keeps a root publisher's token).
+// /etc/zodex (where docs/publishing.md keeps a root publisher's token).
 const SYSTEM_STORES = ['/tmp/.X11-unix', '/etc/zodex'];
 
 // What a governed command of root sees read-only: the programs, libraries and configuration that

@@ -1,5 +1,5 @@
 // Byte-level UTF-8 helpers for the output pipeline, which keeps bytes and decodes only what a
-// result shows. Counting rules (documented in the README): output_chars counts Unicode code
+// result shows. Counting rules (documented in docs/output.md): output_chars counts Unicode code
 // points, i.e. bytes that are not UTF-8 continuation bytes (10xxxxxx); output_lines counts
 // newline bytes, plus one when the stream does not end with a newline.
 

@@ -39,7 +39,7 @@ export function admitPeer(socket: net.Socket, policy: PeerPolicy): number | unde
     throw new PublisherError(
       'PEER_REFUSED',
       `this client runs as the publisher's own user (uid ${uid}), which could read the publisher's token, so the publisher refuses it. ` +
-        `Run the publisher as a dedicated user (\`zodex publisher --user NAME\`, README "Publishing to GitHub"), or let the operator accept this with ${SAME_USER_FLAG}`,
+        `Run the publisher as a dedicated user (\`zodex publisher --user NAME\`, docs/publishing.md), or let the operator accept this with ${SAME_USER_FLAG}`,
     );
   }
   return uid;

@@ -11,7 +11,7 @@ import type { Log } from '../../log.js';
 import { ownAgent } from '../server.js';
 import type { CallAgent, CallExtra } from '../tools.js';
 
-// _meta keys that name the client's conversation, in the order they are trusted (README, "Agent ID").
+// _meta keys that name the client's conversation, in the order they are trusted (docs/protocol-revisions.md, "Agent ID").
 export const CONVERSATION_META_KEYS = ['threadId', 'sessionId', 'openai/session', 'vscode.conversationId'] as const;
 // Set by Claude Code in the environment of a stdio server it spawns (its session id).
 export const CLAUDE_SESSION_ENV = 'CLAUDE_CODE_SESSION_ID';
