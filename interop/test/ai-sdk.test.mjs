@@ -24,7 +24,7 @@ for (const transport of ['stdio', 'http']) {
         assert.equal(report.sent[0], 'server/discover');
         assert.ok(!report.sent.includes('initialize'), `the client fell back: ${report.sent}`);
       } else {
-        assert.match(server?.stderr() ?? '', /MCP 2026-07-28 request from ai-sdk-interop /);
+        assert.match(server?.stderr() ?? '', /MCP 2026-07-28 request from "ai-sdk-interop [\d.]+" /);
       }
       assert.equal(report.era, 'modern', JSON.stringify(report));
       assert.equal(report.version, '2026-07-28');

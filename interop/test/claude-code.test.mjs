@@ -79,7 +79,7 @@ test('.mcp.json, HTTP with a bearer token from the environment (Claude Code spea
       assert.equal(result.code, 0, result.stderr);
       assertEchoed(zodexResults(mock, anthropicToolResults), mark);
       // Claude Code 2.1.332 speaks MCP 2026-07-28 once zodexd answers its server/discover probe.
-      assert.match(server.stderr(), /MCP 2026-07-28 request from claude-code [\d.]+ /);
+      assert.match(server.stderr(), /MCP 2026-07-28 request from "claude-code [\d.]+" /);
     } finally {
       await mock.close();
     }
