@@ -51,7 +51,7 @@ async function server(name, secrets, script, make) {
 }
 
 // The redactor alone: ms to push 50 MB of a workload's bytes through it in 4 KiB reads.
-const { StreamRedactor } = await import(path.join(ROOT, 'dist/exec/redact.js'));
+const { StreamRedactor } = await import(path.join(ROOT, 'dist/exec/output/redact.js'));
 const { SecretRegistry } = await import(path.join(ROOT, 'dist/secrets.js'));
 function bytesOf(line) {
   const data = Buffer.alloc(MB);

@@ -10,10 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Confinement } from '../../src/bounds/confinement.js';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
-import { CONFINE_ENV, encodeConfinement, type CommandSpec } from '../../src/exec/wire.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { PtyExit, PtyProcess } from '../../src/exec/launch/pty.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
+import { CONFINE_ENV, encodeConfinement, type CommandSpec } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

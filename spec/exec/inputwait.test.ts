@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInputProbe, type InputState } from '../../src/exec/inputwait.js';
-import { killProcessTree } from '../../src/exec/kill.js';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyProcess } from '../../src/exec/pty.js';
+import { createInputProbe, type InputState } from '../../src/exec/process/inputwait.js';
+import { killProcessTree } from '../../src/exec/process/kill.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { PtyProcess } from '../../src/exec/launch/pty.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
-import { encodeSpec, type CommandSpec } from '../../src/exec/wire.js';
+import type { PtyProcess } from '../../src/exec/launch/pty.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
+import { encodeSpec, type CommandSpec } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

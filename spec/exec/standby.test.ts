@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { PtyExit, PtyProcess } from '../../src/exec/launch/pty.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

@@ -8,9 +8,9 @@ import tty from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openTerminal, startHelper } from '../../src/exec/nodepty.js';
-import type { HelperTerminal } from '../../src/exec/pty.js';
-import { EndMarkerReader, HANG_UP, KILL_REQUEST, parseHello, parseStatus, parseZygoteReport, zygoteRequest } from '../../src/exec/wire.js';
+import { openTerminal, startHelper } from '../../src/exec/launch/nodepty.js';
+import type { HelperTerminal } from '../../src/exec/launch/pty.js';
+import { EndMarkerReader, HANG_UP, KILL_REQUEST, parseHello, parseStatus, parseZygoteReport, zygoteRequest } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

@@ -4,9 +4,9 @@
 
 import type { EngineOptions } from '../exec/engine.js';
 import type { ShellSetup } from '../exec/environment.js';
-import type { RedactionSource } from '../exec/redact.js';
+import type { RedactionSource } from '../exec/output/redact.js';
 import type { RefusalNotes } from '../exec/session.js';
-import type { SpillOptions, SpillStore } from '../exec/spill.js';
+import type { SpillOptions, SpillStore } from '../exec/output/spill.js';
 import { isLoopbackHost } from '../net/address.js';
 import { guardPolicy, type GuardPolicy } from '../net/guard.js';
 import { instructionsFor } from '../server/instructions.js';

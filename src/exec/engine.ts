@@ -7,17 +7,17 @@
 
 import path from 'node:path';
 import { ZodexError, quote } from '../errors.js';
-import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './cgroup.js';
+import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './process/cgroup.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
-import { createInputProbe } from './inputwait.js';
+import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
-import type { OutputLimits } from './output.js';
-import { openLaunchers, type Launchers } from './launcher.js';
-import type { PtyProcess } from './pty.js';
-import type { RedactionSource } from './redact.js';
+import type { OutputLimits } from './output/buffer.js';
+import { openLaunchers, type Launchers } from './launch/launcher.js';
+import type { PtyProcess } from './launch/pty.js';
+import type { RedactionSource } from './output/redact.js';
 import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
-import type { SpillStore } from './spill.js';
+import type { SpillStore } from './output/spill.js';
 
 export interface EngineOptions {
   spawnHelper: string;

@@ -5,13 +5,13 @@
 // answers typed input or waits for input (inputwait.ts); report() takes a view, rewind() makes
 // the next one deliver again from a stream offset.
 
-import { AnsiStripper } from './ansi.js';
-import type { InputProbe } from './inputwait.js';
-import { killProcessTree } from './kill.js';
-import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
-import { StreamRedactor, type RedactionSource } from './redact.js';
+import { AnsiStripper } from './output/ansi.js';
+import type { InputProbe } from './process/inputwait.js';
+import { killProcessTree } from './process/kill.js';
+import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output/buffer.js';
+import { StreamRedactor, type RedactionSource } from './output/redact.js';
 import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
-import type { Terminal } from './terminal.js';
+import type { Terminal } from './launch/terminal.js';
 
 // Cleanup after a command ends is deferred by this much (see finish()).
 const HOUSEKEEPING_DELAY_MS = 10;

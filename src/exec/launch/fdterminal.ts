@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type net from 'node:net';
 import tty from 'node:tty';
 import type { HelperTerminal } from './pty.js';
-import { signalProcess, startTimeOf } from './kill.js';
+import { signalProcess, startTimeOf } from '../process/kill.js';
 import { HANG_UP } from './wire.js';
 
 // Every terminal reads into this one buffer (net.Socket's `onread`): a read allocates nothing, so

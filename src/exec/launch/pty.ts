@@ -5,7 +5,7 @@
 // nothing the command wrote can be lost. See native/PROTOCOL.md for why.
 
 import { randomBytes } from 'node:crypto';
-import { signalProcess } from './kill.js';
+import { signalProcess } from '../process/kill.js';
 import { EndMarkerReader, KILL_REQUEST } from './wire.js';
 
 export interface PtyExit {

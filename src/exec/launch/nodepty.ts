@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { IPty } from 'node-pty';
 import { FdTerminal } from './fdterminal.js';
-import { startTimeOf } from './kill.js';
+import { startTimeOf } from '../process/kill.js';
 import type { HelperTerminal } from './pty.js';
 
 const require = createRequire(import.meta.url);

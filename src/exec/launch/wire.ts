@@ -3,7 +3,7 @@
 // request and report lines, the signals, and the confinement entry. Pure: bytes in, values out
 // (spec/exec/wire.test.ts pins each against the C side's own bytes).
 
-import type { Confinement } from '../bounds/confinement.js';
+import type { Confinement } from '../../bounds/confinement.js';
 
 // Signals zodexd sends zodex-spawn: a kill request (it kills every descendant and reports), and
 // the hang-up node-pty sends on close (it kills what is left and exits).
