@@ -12,7 +12,7 @@ import { unknownToolCall } from '../../tools/index.js';
 import { AgentTable, agentKeyOf } from './agents.js';
 import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
 import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
-import { HandleLeases } from './handles.js';
+import { HandleLeases } from '../../exec/leases.js';
 
 export { LIST_TTL_MS };
 
