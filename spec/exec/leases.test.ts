@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest';
+// Who owns a command: the lease rule alone, then the engine applying it to real commands.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configFor } from '../../src/app/config/parse.js';
+import { engineOptions } from '../../src/app/options.js';
+import { ExecEngine } from '../../src/exec/engine.js';
+import { serverEnvironment } from '../../src/exec/environment.js';
 import { HandleLeases } from '../../src/exec/leases.js';
+import { SpillStore } from '../../src/exec/output/spill.js';
 
 describe('HandleLeases: a command started in the modern era belongs to its handle', () => {
   it('kills a handle nobody asked about for longer than the idle time, never one a call waits on', () => {
@@ -24,5 +34,40 @@ describe('HandleLeases: a command started in the modern era belongs to its handl
     expect(leases.sweep(10, () => undefined, () => expect.unreachable(), 100)).toEqual([]);
     expect(leases.size).toBe(0);
     expect(leases.sweep(10, () => ({ asking: false, lastAt: 0 }), () => expect.unreachable(), 100)).toEqual([]);
+  });
+});
+
+describe('ExecEngine: the lease of a command started leased', () => {
+  const helper = process.env.ZODEX_SPAWN_HELPER ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '../../build/Release/zodex-spawn');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-leases-'));
+  const engines: ExecEngine[] = [];
+  afterAll(async () => {
+    await Promise.all(engines.map((engine) => engine.shutdown()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kills it once no call asked about it for handleIdleMs, with one log line naming handle and agent; an owned command lives on', async () => {
+    const lines: unknown[][] = [];
+    // --handle-idle-ms as zodexd passes it; its own sweep never comes within the test: sweepLeases is called.
+    const options = engineOptions(configFor(['--mode', 'sprite', '--handle-idle-ms', '60000']), {
+      spawnHelper: helper,
+      shell: Promise.resolve(serverEnvironment('/bin/sh', { remove: [], set: {} })),
+      spill: new SpillStore({ parentDir: dir, capBytes: 1 << 20, maxAgeMs: 3_600_000 }),
+      log: (...line: unknown[]) => void lines.push(line),
+    });
+    const engine = new ExecEngine({ ...options, standby: false, cgroups: false });
+    engines.push(engine);
+    const start = (leased: boolean) => engine.start({ cmd: 'sleep 30', cwd: '/', timeoutMs: 60_000, owner: 'conversation-1', agentId: 'AB12', leased });
+    const [leased, owned] = [await start(true), await start(false)];
+    expect((await engine.collect(leased, 50)).status).toBe('running');
+    engine.sweepLeases(Date.now() + 59_000);
+    expect(leased.hasEnded).toBe(false);
+    engine.sweepLeases(Date.now() + 60_100);
+    await leased.waitForEnd(Date.now() + 10_000);
+    expect(leased.end?.reason).toBe('killed');
+    expect(owned.hasEnded).toBe(false);
+    expect(lines.filter(([message]) => String(message).startsWith('a command was killed'))).toEqual([
+      ['a command was killed: its session_handle was unused for 60000 ms (--handle-idle-ms)', { handle: leased.handle, agent: 'AB12' }],
+    ]);
   });
 });

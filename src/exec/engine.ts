@@ -2,14 +2,17 @@
 // answers "wait up to N ms, then tell me what happened". Knows nothing of MCP.
 // Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
 // report that carries the exit retires the handle. Owners (conversations) take their
-// sessions with them when they close; shutdown() kills everything. Commands run in a cgroup of
-// their own where one can be made (cgroup.ts), so kills reach every descendant.
+// sessions with them when they close; a leased command is killed once its handle goes unused
+// (leases.ts); shutdown() kills everything. Commands run in a cgroup of their own where one can
+// be made (cgroup.ts), so kills reach every descendant.
 
 import path from 'node:path';
 import { ZodexError, quote } from '../errors.js';
+import type { Log } from '../log.js';
 import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './process/cgroup.js';
 import type { ShellSetup } from './environment.js';
 import { newSessionHandle, newSessionId } from './handle.js';
+import { HandleLeases, killIdle, sweepEvery } from './leases.js';
 import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output/buffer.js';
@@ -31,8 +34,12 @@ export interface EngineOptions {
   rows: number;
   // Keep terminals ready for the next commands (see launcher.ts, standby.ts).
   standby: boolean;
-  // Where the kill mechanism is announced (cgroup or /proc sweep), once at start.
-  log?: (message: string) => void;
+  // Where the kill mechanism is announced (cgroup or /proc sweep), once at start, and each
+  // command killed for its lease.
+  log?: Log;
+  // A leased command whose handle no call asked about for this long is killed (--handle-idle-ms);
+  // absent: leases never run out.
+  handleIdleMs?: number;
   // false: never make a cgroup (the /proc sweep alone); default true
   cgroups?: boolean;
   // Values no output may show (redact.ts): replaced by [REDACTED:NAME] in every session's stream.
@@ -46,6 +53,8 @@ export interface StartRequest {
   cwd: string;
   timeoutMs: number;
   owner: string; // the conversation: its close kills the command
+  // The command belongs to its handle (the 2026-07-28 era): unused for handleIdleMs, it is killed.
+  leased?: boolean;
   agentId?: string; // for records only
   principal?: string; // who may use the handle (an OAuth grant id, else 'static'); absent: anyone
   env?: Readonly<Record<string, string>>; // added to the captured environment (frozen: built once per object)
@@ -61,6 +70,8 @@ export class ExecEngine {
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
   private readonly launchers: Launchers;
   private readonly environments = new WeakMap<object, Readonly<Record<string, string>>>();
+  private readonly leases = new HandleLeases();
+  private readonly sweeper: NodeJS.Timeout | undefined;
   private closing = false;
   // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
   readonly cgroupDir: string | undefined;
@@ -80,6 +91,11 @@ export class ExecEngine {
     // zodex-spawn's own environment additions; it removes them before the command starts.
     const helperEnv: Record<string, string> = this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
     this.launchers = openLaunchers({ spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows, helperEnv, standby: options.standby });
+    const idleMs = options.handleIdleMs;
+    if (idleMs !== undefined) {
+      this.sweeper = setInterval(() => this.sweepLeases(), sweepEvery(idleMs));
+      this.sweeper.unref();
+    }
   }
 
   get size(): number {
@@ -146,6 +162,7 @@ export class ExecEngine {
       pty,
     );
     this.sessions.set(handle, session);
+    if (request.leased) this.leases.issued(handle);
     this.events.onSessionStart?.(session);
     void session.waitForEnd().then(() => this.onEnded(session));
     return session;
@@ -168,6 +185,17 @@ export class ExecEngine {
     const timer = setTimeout(() => this.retire(session), this.options.unreportedRetentionMs);
     timer.unref();
     this.expiries.set(session, timer);
+  }
+
+  // Kills the leased commands whose handles went unused for handleIdleMs (leases.ts).
+  sweepLeases(now = Date.now()): void {
+    const idleMs = this.options.handleIdleMs;
+    if (idleMs === undefined) return;
+    const running = (handle: string) => {
+      const session = this.peek(handle);
+      return session && !session.hasEnded ? session : undefined;
+    };
+    this.leases.sweep(idleMs, (handle) => running(handle)?.use, (handle) => killIdle(running(handle)!, idleMs, this.options.log), now);
   }
 
   // The live session a handle names, if any (no error).
@@ -216,19 +244,20 @@ export class ExecEngine {
 
   // Kills every session started by `owner` (a conversation that closed).
   closeOwner(owner: string): void {
-    for (const session of this.list()) {
-      if (session.owner !== owner) continue;
-      session.kill('killed');
-      void session.waitForEnd().then(() => this.retire(session));
-    }
+    this.closeWhere((session) => session.owner === owner);
   }
 
   // Kills every running session started under `principal` (an OAuth grant that was revoked), in
   // whichever conversation or agent; returns how many.
   closePrincipal(principal: string): number {
+    return this.closeWhere((session) => session.principal === principal);
+  }
+
+  // Kills the sessions `which` picks and retires each once it ended; returns how many ran.
+  private closeWhere(which: (session: Session) => boolean): number {
     let killed = 0;
     for (const session of this.list()) {
-      if (session.principal !== principal) continue;
+      if (!which(session)) continue;
       if (!session.hasEnded) killed++;
       session.kill('killed');
       void session.waitForEnd().then(() => this.retire(session));
@@ -240,6 +269,7 @@ export class ExecEngine {
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {
     this.closing = true;
+    clearInterval(this.sweeper);
     this.launchers.close();
     const sessions = this.list();
     for (const session of sessions) session.kill('killed');

@@ -1,8 +1,13 @@
-// Ownership of commands started in the modern era: such a command belongs to its session_handle.
-// One rule whichever era asks about it: every call that waits on, types into or kills the
-// command (engine.collect, from a 2026-07-28 request or a 2025 session) renews the lease; a
-// handle with no call asking and none for --handle-idle-ms has its command killed (sweep). A
-// command a 2025 session started has no lease: it lives as long as its session, whoever polls it.
+// Who owns a command, the one rule whatever era or tool asks: a command started with `leased`
+// (the 2026-07-28 era, where no session holds it) belongs to its session_handle. Every call that
+// waits on, types into or kills it (engine.collect, from a 2026-07-28 request or a 2025 session)
+// renews the lease; a handle with no call asking and none for --handle-idle-ms has its command
+// killed (sweep). Any other command lives as long as its owner (a 2025 session), whoever polls it.
+// Flow: ExecEngine.start -> issued(handle) ... the engine's timer (every sweepEvery(idleMs)) ->
+// sweep -> the engine kills and logs.
+
+import type { Log } from '../log.js';
+import type { Session } from './session.js';
 
 // What the sweep needs to know of the command a handle names (undefined: none running any more).
 export interface CommandUse {
@@ -17,7 +22,7 @@ export class HandleLeases {
     return this.leases.size;
   }
 
-  // A modern call handed out `handle` (exec_command whose command outlived its yield).
+  // The engine handed out `handle` for a leased command.
   issued(handle: string, now = Date.now()): void {
     this.leases.set(handle, now);
   }
@@ -39,4 +44,15 @@ export class HandleLeases {
     }
     return killed;
   }
+}
+
+// How often the engine sweeps: a quarter of the idle time, between 50 ms and a minute.
+export function sweepEvery(idleMs: number): number {
+  return Math.max(50, Math.min(60_000, Math.floor(idleMs / 4)));
+}
+
+// The end of a command whose lease ran out, and its one log line (with its handle and agent).
+export function killIdle(session: Session, idleMs: number, log: Log | undefined): void {
+  session.kill('killed');
+  log?.(`a command was killed: its session_handle was unused for ${idleMs} ms (--handle-idle-ms)`, { handle: session.handle, ...(session.agentId ? { agent: session.agentId } : {}) });
 }

@@ -136,7 +136,7 @@ export class Session {
   private writeRefusalCount = 0; // EROFS's messages seen in all (the operator's metrics)
   private refusalTail = ''; // the output's last bytes, for a message split across reads
   // Calls asking about it (engine.collect), whichever protocol era sent them: what keeps a
-  // handle's lease alive (server/modern/handles.ts).
+  // handle's lease alive (leases.ts).
   private asking = 0;
   private askedAt = Date.now();
 
