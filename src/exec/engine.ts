@@ -17,7 +17,7 @@ import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output/buffer.js';
 import { openLaunchers, type Launchers } from './launch/launcher.js';
-import type { PtyProcess } from './launch/pty.js';
+import type { Terminal } from './launch/terminal.js';
 import type { RedactionSource } from './output/redact.js';
 import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './output/spill.js';
@@ -132,7 +132,7 @@ export class ExecEngine {
     const setup = await this.options.shell;
     const handle = newSessionHandle();
     const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: this.environment(setup, request.env) };
-    let pty: PtyProcess;
+    let pty: Terminal;
     try {
       pty = await this.launchers.launch(spec);
     } catch (error) {
@@ -154,7 +154,7 @@ export class ExecEngine {
         timeoutMs: request.timeoutMs,
         limits: this.options.limits,
         openSpill: () => this.options.spill.create(),
-        cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
+        cgroup: this.cgroupDir && pty.nonce && path.join(this.cgroupDir, pty.nonce),
         inputProbe: createInputProbe(pty.pid),
         secrets: this.options.secrets,
         refusals: this.options.refusals,

@@ -6,8 +6,8 @@
 // it or throws.
 
 import { startHelper } from './nodepty.js';
-import { attachPty, newNonce, type PtyProcess } from './pty.js';
 import { StandbyPool } from './standby.js';
+import { newNonce, withEndMarker, type Terminal } from './terminal.js';
 import type { CommandSpec } from './wire.js';
 
 // standby: a pooled terminal already waiting; zygote: the zygote forks the command's reporter
@@ -18,7 +18,7 @@ const DEFAULT_WAYS: readonly LauncherKind[] = ['standby', 'zygote', 'direct'];
 export interface Launcher {
   readonly kind: LauncherKind;
   // A terminal running `spec`, or undefined when this way has none to give now (the next is asked).
-  launch(spec: CommandSpec): PtyProcess | undefined | Promise<PtyProcess | undefined>;
+  launch(spec: CommandSpec): Terminal | undefined | Promise<Terminal | undefined>;
 }
 
 export interface LauncherOptions {
@@ -34,14 +34,14 @@ export interface LauncherOptions {
 export interface Launchers {
   readonly chain: readonly Launcher[];
   // Runs `spec` through the first launcher that can; what the last one throws is thrown.
-  launch(spec: CommandSpec): Promise<PtyProcess>;
+  launch(spec: CommandSpec): Promise<Terminal>;
   close(): void;
 }
 
 // zodex-spawn started by node-pty with the command on its command line.
-export function spawnPty(options: CommandSpec & { spawnHelper: string; cols: number; rows: number }): PtyProcess {
+export function spawnPty(options: CommandSpec & { spawnHelper: string; cols: number; rows: number }): Terminal {
   const nonce = newNonce();
-  return attachPty(startHelper(options.spawnHelper, nonce, [options.file, ...options.args], options), nonce);
+  return withEndMarker(startHelper(options.spawnHelper, nonce, [options.file, ...options.args], options), nonce);
 }
 
 export function directLauncher(options: Omit<LauncherOptions, 'standby'>): Launcher {

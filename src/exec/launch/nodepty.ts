@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { IPty } from 'node-pty';
 import { FdTerminal } from './fdterminal.js';
 import { startTimeOf } from '../process/kill.js';
-import type { HelperTerminal } from './pty.js';
+import { reporterExit, requestKill, type Terminal } from './terminal.js';
 
 const require = createRequire(import.meta.url);
 const nodePty = require('node-pty') as typeof import('node-pty');
@@ -55,56 +55,54 @@ export function openTerminal(cols: number, rows: number): { master: number; slav
 // node-pty waits this long after the exit for the terminal's last bytes (DESTROY_SOCKET_TIMEOUT_MS).
 const LAST_BYTES_MS = 200;
 
-type Terminal = { cols: number; rows: number; cwd: string; env: Record<string, string> };
+type TerminalOptions = { cols: number; rows: number; cwd: string; env: Record<string, string> };
 
 // Starts zodex-spawn on a new PTY with these arguments (after its nonce): node-pty's native fork,
 // read by zodexd (no buffer per read); node-pty's public spawn when its native module is not there.
-export function startHelper(spawnHelper: string, nonce: string, args: string[], terminal: Terminal): HelperTerminal {
+export function startHelper(spawnHelper: string, nonce: string, args: string[], options: TerminalOptions): Terminal {
   let loaded: { module: NativePty; dir: string } | undefined;
   try {
     loaded = native();
   } catch {
     loaded = undefined;
   }
-  if (typeof loaded?.module.fork !== 'function') return spawnWithNodePty(spawnHelper, nonce, args, terminal);
-  return forkHelper(loaded, spawnHelper, [nonce, ...args], terminal);
+  if (typeof loaded?.module.fork !== 'function') return spawnWithNodePty(spawnHelper, nonce, args, options);
+  return forkHelper(loaded, spawnHelper, [nonce, ...args], options);
 }
 
 // As node-pty's UnixTerminal forks (PWD and TERM set, uid/gid unchanged), and as it reports the
 // exit: once the terminal has been read to its end, or LAST_BYTES_MS after the exit.
-function forkHelper(pty: { module: NativePty; dir: string }, file: string, args: string[], terminal: Terminal): HelperTerminal {
-  const env = Object.entries({ ...terminal.env, PWD: terminal.cwd, TERM: terminal.env.TERM ?? 'dumb' }).map(([key, value]) => `${key}=${value}`);
+function forkHelper(pty: { module: NativePty; dir: string }, file: string, args: string[], options: TerminalOptions): Terminal {
+  const env = Object.entries({ ...options.env, PWD: options.cwd, TERM: options.env.TERM ?? 'dumb' }).map(([key, value]) => `${key}=${value}`);
   const onExit = (code: number, signal: number) => {
     const lastBytes = Promise.race([reader.readEnded, new Promise<void>((resolve) => setTimeout(resolve, LAST_BYTES_MS))]);
-    reader.ended(signal ? { exitCode: 0, signal } : { exitCode: code }, lastBytes); // node-pty's form
+    reader.ended(code, signal, lastBytes);
   };
-  const forked = pty.module.fork(file, args, env, terminal.cwd, terminal.cols, terminal.rows, -1, -1, false, `${pty.dir}/spawn-helper`, onExit);
+  const forked = pty.module.fork(file, args, env, options.cwd, options.cols, options.rows, -1, -1, false, `${pty.dir}/spawn-helper`, onExit);
   const reader = new FdTerminal(forked.fd);
   reader.forked(forked.pid);
   return reader;
 }
 
-function spawnWithNodePty(spawnHelper: string, nonce: string, args: string[], terminal: Terminal): HelperTerminal {
+function spawnWithNodePty(spawnHelper: string, nonce: string, args: string[], options: TerminalOptions): Terminal {
   const pty = nodePty.spawn(spawnHelper, [nonce, ...args], {
-    name: terminal.env.TERM ?? 'dumb',
-    cols: terminal.cols,
-    rows: terminal.rows,
-    cwd: terminal.cwd,
-    env: terminal.env,
+    name: options.env.TERM ?? 'dumb',
+    cols: options.cols,
+    rows: options.rows,
+    cwd: options.cwd,
+    env: options.env,
     encoding: null,
   } as Parameters<typeof nodePty.spawn>[2]);
-  return {
-    get pid() {
-      return pty.pid;
-    },
+  const bare: Terminal = {
+    pid: pty.pid,
     startTime: startTimeOf(pty.pid),
-    started: Promise.resolve(pty.pid),
     onData: (listener) => void pty.onData((data) => listener(data as unknown as Buffer)), // encoding null: bytes
-    onExit: (listener) => void pty.onExit(listener),
+    onExit: (listener) => void pty.onExit(({ exitCode, signal }) => listener(reporterExit(exitCode, signal))),
     write: (data) => pty.write(data),
-    settled: () => {},
+    requestKill: () => requestKill(bare),
     // node-pty's own reader holds the descriptor: what is pending arrives through it.
     drain: () => {},
-    destroy: () => (pty as IPty & { destroy(): void }).destroy(), // the typings omit it
+    dispose: () => (pty as IPty & { destroy(): void }).destroy(), // the typings omit it
   };
+  return bare;
 }

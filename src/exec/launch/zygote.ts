@@ -83,15 +83,14 @@ export class Zygote {
       if (!terminal) return;
       if (!(report.pid > 0)) {
         this.refusing = true; // it cannot start standbys here: node-pty will, from now on
-        return terminal.ended({ exitCode: 127 });
+        return terminal.ended(127);
       }
       terminal.forked(report.pid);
       this.running.set(report.pid, terminal);
     } else if (report?.kind === 'ended') {
       const terminal = this.running.get(report.pid);
       this.running.delete(report.pid);
-      const { exitCode, signal } = report.status;
-      terminal?.ended(signal === undefined ? { exitCode } : { exitCode: 0, signal }); // node-pty's form
+      terminal?.ended(report.status.exitCode, report.status.signal);
     }
   }
 
@@ -99,7 +98,7 @@ export class Zygote {
   private died(): void {
     if (!this.alive) return;
     this.alive = false;
-    for (const terminal of [...this.starting.values(), ...this.running.values()]) terminal.ended({ exitCode: 0, signal: 1 });
+    for (const terminal of [...this.starting.values(), ...this.running.values()]) terminal.ended(0, 1);
     this.starting.clear();
     this.running.clear();
   }
