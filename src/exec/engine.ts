@@ -3,7 +3,7 @@
 // Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
 // report that carries the exit retires the handle. Owners (conversations) take their
 // sessions with them when they close; a leased command is killed once its handle goes unused
-// (leases.ts); shutdown() kills everything. Commands run in a cgroup of their own where one can
+// (handles.ts); shutdown() kills everything. Commands run in a cgroup of their own where one can
 // be made (cgroup.ts), so kills reach every descendant.
 
 import path from 'node:path';
@@ -11,8 +11,7 @@ import { ZodexError, quote } from '../errors.js';
 import type { Log } from '../log.js';
 import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './process/cgroup.js';
 import type { ShellSetup } from './environment.js';
-import { newSessionHandle, newSessionId } from './handle.js';
-import { HandleLeases, killIdle, sweepEvery } from './leases.js';
+import { HandleLeases, killIdle, newSessionHandle, newSessionId, sweepEvery } from './handles.js';
 import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output/buffer.js';
@@ -96,10 +95,6 @@ export class ExecEngine {
       this.sweeper = setInterval(() => this.sweepLeases(), sweepEvery(idleMs));
       this.sweeper.unref();
     }
-  }
-
-  get size(): number {
-    return this.sessions.size;
   }
 
   // False once shutdown() began: no command starts any more.
@@ -187,7 +182,7 @@ export class ExecEngine {
     this.expiries.set(session, timer);
   }
 
-  // Kills the leased commands whose handles went unused for handleIdleMs (leases.ts).
+  // Kills the leased commands whose handles went unused for handleIdleMs (handles.ts).
   sweepLeases(now = Date.now()): void {
     const idleMs = this.options.handleIdleMs;
     if (idleMs === undefined) return;

@@ -134,7 +134,7 @@ export class StandbyPool {
   async run(spec: CommandSpec): Promise<Terminal | undefined> {
     if (this.closed || !this.zygote?.usable) return undefined;
     const nonce = newNonce();
-    const terminal = this.zygote.run(nonce, spec, this.terminal.cols, this.terminal.rows);
+    const terminal = this.zygote.start(nonce, this.terminal.cols, this.terminal.rows, spec);
     if (!terminal) return undefined;
     if (!((await terminal.started) > 0) || this.closed) {
       terminal.dispose();

@@ -149,10 +149,6 @@ export class EndMarkerReader {
     this.marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
   }
 
-  get ended(): boolean {
-    return this.done;
-  }
-
   // The output in `data` (maybe empty), and the status once the whole marker has arrived.
   push(data: Buffer): { output: Buffer | undefined; status?: WireStatus } {
     if (this.done) return { output: undefined };

@@ -98,10 +98,6 @@ export class OutputBuffer {
     this.pending = new Ring(Math.max(limits.inlineBytes, limits.previewBytes, MIN_PENDING_BYTES) + 1);
   }
 
-  get bytes(): number {
-    return this.total;
-  }
-
   // Output the next result would show: bytes since the previous result.
   get hasUndelivered(): boolean {
     return this.total > this.windowStart;

@@ -49,10 +49,6 @@ export class SpillStore {
 
   constructor(private readonly options: SpillOptions) {}
 
-  get capBytes(): number {
-    return this.options.capBytes;
-  }
-
   // Bytes on disk in this server's folder, as the store counts them.
   get usedBytes(): number {
     return this.used;

@@ -1,6 +1,6 @@
 // The modern-era (2026-07-28) server, transport-agnostic: one request in, one response out.
 // Flow: envelope (_meta) check -> method: server/discover | tools/list | tools/call (agent from
-// _meta; the commands it starts leased to their handles: exec/leases.ts) | subscriptions/listen
+// _meta; the commands it starts leased to their handles: exec/handles.ts) | subscriptions/listen
 // (held open) | anything else -32601.
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';

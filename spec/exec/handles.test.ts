@@ -1,4 +1,5 @@
-// Who owns a command: the lease rule alone, then the engine applying it to real commands.
+// Session handles: what one is; who owns the command behind it, the lease rule alone, then the
+// engine applying it to real commands.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,31 @@ import { configFor } from '../../src/app/config/parse.js';
 import { engineOptions } from '../../src/app/options.js';
 import { ExecEngine } from '../../src/exec/engine.js';
 import { serverEnvironment } from '../../src/exec/environment.js';
-import { HandleLeases } from '../../src/exec/leases.js';
+import { HANDLE_PATTERN, HandleLeases, newSessionHandle, newSessionId } from '../../src/exec/handles.js';
 import { SpillStore } from '../../src/exec/output/spill.js';
+
+describe('session handles', () => {
+  it('are URL-safe, carry at least 128 random bits, and do not repeat', () => {
+    const handles = Array.from({ length: 10_000 }, newSessionHandle);
+    for (const handle of handles.slice(0, 100)) {
+      expect(handle).toMatch(HANDLE_PATTERN);
+      expect(encodeURIComponent(handle)).toBe(handle);
+      expect(Buffer.from(handle.slice(3), 'base64url').length * 8).toBeGreaterThanOrEqual(128);
+    }
+    expect(new Set(handles).size).toBe(handles.length);
+  });
+
+  it('look nothing like a pid or a counter', () => {
+    const handles = Array.from({ length: 100 }, newSessionHandle);
+    expect(handles.filter((handle) => /^zs_\d+$/.test(handle))).toEqual([]);
+    const sorted = [...handles].sort();
+    expect(sorted).not.toEqual(handles);
+  });
+
+  it('session ids for records differ from handles', () => {
+    expect(newSessionId()).toMatch(/^s[0-9a-f]{12}$/);
+  });
+});
 
 describe('HandleLeases: a command started in the modern era belongs to its handle', () => {
   it('kills a handle nobody asked about for longer than the idle time, never one a call waits on', () => {

@@ -1,13 +1,28 @@
-// Who owns a command, the one rule whatever era or tool asks: a command started with `leased`
-// (the 2026-07-28 era, where no session holds it) belongs to its session_handle. Every call that
+// Session handles: the capability that lets a caller continue a command (144 random bits in
+// URL-safe base64 behind a fixed prefix; never a pid, a counter or anything guessable), and who
+// owns the command behind one, the one rule whatever era or tool asks: a command started with
+// `leased` (the 2026-07-28 era, where no session holds it) belongs to its handle. Every call that
 // waits on, types into or kills it (engine.collect, from a 2026-07-28 request or a 2025 session)
 // renews the lease; a handle with no call asking and none for --handle-idle-ms has its command
 // killed (sweep). Any other command lives as long as its owner (a 2025 session), whoever polls it.
 // Flow: ExecEngine.start -> issued(handle) ... the engine's timer (every sweepEvery(idleMs)) ->
-// sweep -> the engine kills and logs.
+// sweep -> killIdle.
 
+import { randomBytes } from 'node:crypto';
 import type { Log } from '../log.js';
 import type { Session } from './session.js';
+
+export const HANDLE_PREFIX = 'zs_';
+export const HANDLE_PATTERN = /^zs_[A-Za-z0-9_-]{24}$/;
+
+export function newSessionHandle(): string {
+  return HANDLE_PREFIX + randomBytes(18).toString('base64url');
+}
+
+// An id for records (history, Liveboard) that refers to a session without granting control.
+export function newSessionId(): string {
+  return 's' + randomBytes(6).toString('hex');
+}
 
 // What the sweep needs to know of the command a handle names (undefined: none running any more).
 export interface CommandUse {
