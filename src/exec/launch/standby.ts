@@ -69,13 +69,18 @@ export class StandbyPool {
   // A new standby: through the zygote, else node-pty. Undefined when none could be started.
   private startOne(): Standby | undefined {
     const nonce = newNonce();
-    const pty =
-      this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
-      startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
-        ...this.terminal,
-        cwd: '/',
-        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
-      });
+    let pty: Terminal;
+    try {
+      pty =
+        this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
+        startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+          ...this.terminal,
+          cwd: '/',
+          env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
+        });
+    } catch {
+      return undefined; // out of terminals, or node-pty unusable: the direct launch says why
+    }
     const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
