@@ -11,7 +11,7 @@ import { ZodexError, quote } from '../errors.js';
 import type { Log } from '../log.js';
 import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './process/cgroup.js';
 import type { ShellSetup } from './environment.js';
-import { HandleLeases, killIdle, newSessionHandle, newSessionId, sweepEvery } from './handles.js';
+import { HandleLeases, newSessionHandle, newSessionId } from './handles.js';
 import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
 import type { OutputLimits } from './output/buffer.js';
@@ -70,7 +70,9 @@ export class ExecEngine {
   private readonly launchers: Launchers;
   private readonly environments = new WeakMap<object, Readonly<Record<string, string>>>();
   private readonly leases = new HandleLeases();
-  private readonly sweeper: NodeJS.Timeout | undefined;
+  // Kills now the leased commands whose handles went unused for handleIdleMs (handles.ts: a timer
+  // sweeps by itself too).
+  readonly sweepLeases: (now?: number) => void = () => {};
   private closing = false;
   // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
   readonly cgroupDir: string | undefined;
@@ -90,11 +92,7 @@ export class ExecEngine {
     // zodex-spawn's own environment additions; it removes them before the command starts.
     const helperEnv: Record<string, string> = this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
     this.launchers = openLaunchers({ spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows, helperEnv, standby: options.standby });
-    const idleMs = options.handleIdleMs;
-    if (idleMs !== undefined) {
-      this.sweeper = setInterval(() => this.sweepLeases(), sweepEvery(idleMs));
-      this.sweeper.unref();
-    }
+    if (options.handleIdleMs !== undefined) this.sweepLeases = this.leases.keep(options.handleIdleMs, (handle) => this.runningSession(handle), options.log);
   }
 
   // False once shutdown() began: no command starts any more.
@@ -182,21 +180,16 @@ export class ExecEngine {
     this.expiries.set(session, timer);
   }
 
-  // Kills the leased commands whose handles went unused for handleIdleMs (handles.ts).
-  sweepLeases(now = Date.now()): void {
-    const idleMs = this.options.handleIdleMs;
-    if (idleMs === undefined) return;
-    const running = (handle: string) => {
-      const session = this.peek(handle);
-      return session && !session.hasEnded ? session : undefined;
-    };
-    this.leases.sweep(idleMs, (handle) => running(handle)?.use, (handle) => killIdle(running(handle)!, idleMs, this.options.log), now);
-  }
-
   // The live session a handle names, if any (no error).
   peek(handle: string): Session | undefined {
     const session = this.sessions.get(handle);
     return session && !session.isSpent ? session : undefined;
+  }
+
+  // The session a handle names while its command runs.
+  private runningSession(handle: string): Session | undefined {
+    const session = this.peek(handle);
+    return session && !session.hasEnded ? session : undefined;
   }
 
   // The session a handle names, or UNKNOWN_SESSION with a message a model can act on. A handle
@@ -264,7 +257,7 @@ export class ExecEngine {
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {
     this.closing = true;
-    clearInterval(this.sweeper);
+    this.leases.stop();
     this.launchers.close();
     const sessions = this.list();
     for (const session of sessions) session.kill('killed');

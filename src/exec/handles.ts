@@ -5,8 +5,8 @@
 // waits on, types into or kills it (engine.collect, from a 2026-07-28 request or a 2025 session)
 // renews the lease; a handle with no call asking and none for --handle-idle-ms has its command
 // killed (sweep). Any other command lives as long as its owner (a 2025 session), whoever polls it.
-// Flow: ExecEngine.start -> issued(handle) ... the engine's timer (every sweepEvery(idleMs)) ->
-// sweep -> killIdle.
+// Flow: ExecEngine.start -> issued(handle) ... keep()'s timer, every quarter of the idle time ->
+// sweep -> the command killed, one log line.
 
 import { randomBytes } from 'node:crypto';
 import type { Log } from '../log.js';
@@ -32,6 +32,7 @@ export interface CommandUse {
 
 export class HandleLeases {
   private readonly leases = new Map<string, number>(); // handle -> when it was handed out
+  private timer: NodeJS.Timeout | undefined;
 
   get size(): number {
     return this.leases.size;
@@ -59,15 +60,23 @@ export class HandleLeases {
     }
     return killed;
   }
-}
 
-// How often the engine sweeps: a quarter of the idle time, between 50 ms and a minute.
-export function sweepEvery(idleMs: number): number {
-  return Math.max(50, Math.min(60_000, Math.floor(idleMs / 4)));
-}
+  // Until stop(), every quarter of idleMs (50 ms to a minute): the command of each leased handle
+  // unused for idleMs is killed, with one log line naming its handle and agent. running(handle):
+  // its session while the command runs. Returns the sweep, for a caller that sweeps itself.
+  keep(idleMs: number, running: (handle: string) => Session | undefined, log: Log | undefined): (now?: number) => void {
+    const kill = (handle: string) => {
+      const session = running(handle)!;
+      session.kill('killed');
+      log?.(`a command was killed: its session_handle was unused for ${idleMs} ms (--handle-idle-ms)`, { handle, ...(session.agentId ? { agent: session.agentId } : {}) });
+    };
+    const sweep = (now = Date.now()) => void this.sweep(idleMs, (handle) => running(handle)?.use, kill, now);
+    this.timer = setInterval(sweep, Math.max(50, Math.min(60_000, Math.floor(idleMs / 4))));
+    this.timer.unref();
+    return sweep;
+  }
 
-// The end of a command whose lease ran out, and its one log line (with its handle and agent).
-export function killIdle(session: Session, idleMs: number, log: Log | undefined): void {
-  session.kill('killed');
-  log?.(`a command was killed: its session_handle was unused for ${idleMs} ms (--handle-idle-ms)`, { handle: session.handle, ...(session.agentId ? { agent: session.agentId } : {}) });
+  stop(): void {
+    clearInterval(this.timer);
+  }
 }
