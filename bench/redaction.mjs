@@ -13,7 +13,7 @@
 // load moves a lot, and zodexd's own CPU time for the 50 MB (every thread, from
 // /proc/PID/task/*/schedstat), which it moves far less; each compared with the 0-secret server of
 // the same round (median of the per-round ratios).
-// Beside it, the redactor alone (dist/exec/redact.js, in this process): the same 50 MB of each
+// Beside it, the redactor alone (dist/exec/output/redact.js, in this process): the same 50 MB of each
 // workload pushed through it in 4 KiB reads, as zodexd reads a terminal, min and median of the
 // rounds: the cost itself, with the least noise a shared machine allows.
 // Usage: node bench/redaction.mjs [rounds] [BEFORE_ZODEXD]  (e.g. /tmp/before/dist/cli/zodexd.js)
@@ -51,7 +51,7 @@ async function server(name, secrets, script, make) {
 }
 
 // The redactor alone: ms to push 50 MB of a workload's bytes through it in 4 KiB reads.
-const { StreamRedactor } = await import(path.join(ROOT, 'dist/exec/redact.js'));
+const { StreamRedactor } = await import(path.join(ROOT, 'dist/exec/output/redact.js'));
 const { SecretRegistry } = await import(path.join(ROOT, 'dist/secrets.js'));
 function bytesOf(line) {
   const data = Buffer.alloc(MB);

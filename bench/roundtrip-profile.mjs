@@ -21,12 +21,12 @@ import { ROOT, rawStdio, requireBuild, round, stats, writeResult } from './lib.m
 requireBuild();
 const calls = Number(process.argv[2] ?? 300);
 const HELPER = path.join(ROOT, 'build/Release/zodex-spawn');
-const { openLaunchers, spawnPty } = await import(path.join(ROOT, 'dist/exec/launcher.js'));
+const { openLaunchers, spawnPty } = await import(path.join(ROOT, 'dist/exec/launch/launcher.js'));
 const { ExecEngine } = await import(path.join(ROOT, 'dist/exec/engine.js'));
 const { engineOptions } = await import(path.join(ROOT, 'dist/app/options.js'));
 const { configFor } = await import(path.join(ROOT, 'dist/app/config/parse.js'));
 const { serverEnvironment } = await import(path.join(ROOT, 'dist/exec/environment.js'));
-const { SpillStore } = await import(path.join(ROOT, 'dist/exec/spill.js'));
+const { SpillStore } = await import(path.join(ROOT, 'dist/exec/output/spill.js'));
 const peerStatus = ensurePeers()['mcp-server-commands'];
 if (!peerStatus.ok) throw new Error(`mcp-server-commands: ${peerStatus.reason}`);
 

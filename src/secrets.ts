@@ -2,7 +2,7 @@
 // (`[REDACTED:NAME]`): zodex's own (the HTTP token, OAuth tokens as they are minted, the
 // publisher's token where zodexd has it) and the operator's `--redact-env` values. One registry per
 // process, filled by app/ at start and grown while it runs; readers follow its version.
-// Flow: add(name, value) -> version++ -> list() read by exec/redact.ts (the output stream) and
+// Flow: add(name, value) -> version++ -> list() read by exec/output/redact.ts (the output stream) and
 // redactText() (whole texts: tool results, error texts, log lines, history rows).
 
 export interface SecretEntry {

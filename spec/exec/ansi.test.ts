@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AnsiStripper, stripAnsi } from '../../src/exec/ansi.js';
+import { AnsiStripper, stripAnsi } from '../../src/exec/output/ansi.js';
 
 const ESC = '\x1b';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collapse, headOf, PieceCollapser, tailOf } from '../../src/exec/collapse.js';
-import { OutputBuffer } from '../../src/exec/output.js';
+import { collapse, headOf, PieceCollapser, tailOf } from '../../src/exec/output/collapse.js';
+import { OutputBuffer } from '../../src/exec/output/buffer.js';
 import { chunked, MemorySink } from './memory-sink.js';
 
 const noCr = fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => s.replace(/\r/g, ''));

@@ -10,10 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Confinement } from '../../src/bounds/confinement.js';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
-import { CONFINE_ENV, encodeConfinement, type CommandSpec } from '../../src/exec/wire.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { Terminal, TerminalExit } from '../../src/exec/launch/terminal.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
+import { CONFINE_ENV, encodeConfinement, type CommandSpec } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -45,7 +45,7 @@ const policy: Confinement = {
 const SCRIPT = `cat '${secret}'; echo "[$ZODEX_CONFINE]"; cat /proc/$PPID/environ >/dev/null 2>&1 && echo parent-readable || echo parent-refused; test -t 0 && test -t 1 && echo terminal; exec 3<>/dev/tcp/127.0.0.1/9 2>/dev/null; echo done`;
 const spec = (): CommandSpec => ({ file: '/bin/bash', args: ['-c', SCRIPT], cwd: scratch, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CONFINE_ENV]: encodeConfinement(policy) } });
 
-function run(pty: PtyProcess): Promise<{ output: string; exit: PtyExit }> {
+function run(pty: Terminal): Promise<{ output: string; exit: TerminalExit }> {
   let output = '';
   pty.onData((bytes) => (output += bytes.toString('utf8')));
   return new Promise((resolve) =>
@@ -56,7 +56,7 @@ function run(pty: PtyProcess): Promise<{ output: string; exit: PtyExit }> {
   );
 }
 
-function check({ output, exit }: { output: string; exit: PtyExit }): void {
+function check({ output, exit }: { output: string; exit: TerminalExit }): void {
   expect(output).not.toContain('secretForTheWays');
   expect(output).toContain('[]\n');
   expect(output).toContain('parent-refused');
@@ -69,7 +69,7 @@ describe('the confinement, by each way a command starts', () => {
   it('a pooled standby: the policy travels in the frame', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);
-    let pty: PtyProcess | undefined;
+    let pty: Terminal | undefined;
     for (let i = 0; i < 200 && !pty; i++) {
       pty = pool.take(spec());
       if (!pty) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Confinement } from '../../src/bounds/confinement.js';
-import { probeAdvice, probeConfinement } from '../../src/exec/confine.js';
-import { CONFINE_ENV, encodeConfinement, parseStatus } from '../../src/exec/wire.js';
+import { probeAdvice, probeConfinement } from '../../src/exec/launch/confine.js';
+import { CONFINE_ENV, encodeConfinement, parseStatus } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');

@@ -2,7 +2,7 @@
 // a NUL in cmd or workdir (the same text as the tool's validation), a start while draining.
 import { describe, expect, it } from 'vitest';
 import { ExecEngine } from '../../src/exec/engine.js';
-import type { SpillStore } from '../../src/exec/spill.js';
+import type { SpillStore } from '../../src/exec/output/spill.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
 import { parseArguments } from '../../src/tools/validate.js';
 

@@ -1,7 +1,7 @@
 // A Terminal with no process behind it: the test emits output and the exit, and sees what was
 // typed and whether a kill was asked for. Its pid can never exist (above any pid_max).
-import type { Terminal, TerminalExit } from '../../src/exec/terminal.js';
-import type { InputProbe, InputState } from '../../src/exec/inputwait.js';
+import type { Terminal, TerminalExit } from '../../src/exec/launch/terminal.js';
+import type { InputProbe, InputState } from '../../src/exec/process/inputwait.js';
 import { Session, type SessionInit } from '../../src/exec/session.js';
 import { MemorySink } from './memory-sink.js';
 

@@ -8,15 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInputProbe, type InputState } from '../../src/exec/inputwait.js';
-import { killProcessTree } from '../../src/exec/kill.js';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyProcess } from '../../src/exec/pty.js';
+import { createInputProbe, type InputState } from '../../src/exec/process/inputwait.js';
+import { killProcessTree } from '../../src/exec/process/kill.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { Terminal } from '../../src/exec/launch/terminal.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
 const linux = process.platform === 'linux';
-const running: PtyProcess[] = [];
+const running: Terminal[] = [];
 afterEach(() => {
   for (const pty of running.splice(0)) {
     killProcessTree(pty.pid);
@@ -24,7 +24,7 @@ afterEach(() => {
   }
 });
 
-function start(cmd: string): PtyProcess {
+function start(cmd: string): Terminal {
   const pty = spawnPty({ spawnHelper: HELPER, file: '/bin/sh', args: ['-c', cmd], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
   pty.onData(() => {});
   running.push(pty);

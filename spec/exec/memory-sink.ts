@@ -1,4 +1,4 @@
-import type { SpillSink } from '../../src/exec/output.js';
+import type { SpillSink } from '../../src/exec/output/buffer.js';
 
 // An in-memory spill sink with the same cap rule as the file one; the tail file is a Buffer.
 export class MemorySink implements SpillSink {

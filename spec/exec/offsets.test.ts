@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorCode } from '../../src/errors.js';
-import { OutputBuffer, type OutputView } from '../../src/exec/output.js';
+import { OutputBuffer, type OutputView } from '../../src/exec/output/buffer.js';
 import { MemorySink } from './memory-sink.js';
 
 const limits = { inlineBytes: 200, previewBytes: 96, headBytes: 32, tailBytes: 128 };

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OutputBuffer } from '../../src/exec/output.js';
+import { OutputBuffer } from '../../src/exec/output/buffer.js';
 import { chunked, MemorySink } from './memory-sink.js';
-import { countInto, incompleteTailLength } from '../../src/exec/utf8.js';
+import { countInto, incompleteTailLength } from '../../src/exec/output/utf8.js';
 
 const limitsOf = (inlineBytes: number, previewBytes: number, headBytes = Math.floor(previewBytes / 4), tailBytes = 1 << 20) => ({ inlineBytes, previewBytes, headBytes, tailBytes });
 

@@ -5,7 +5,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killProcessTree, reusedPid, signalProcess, startTimeOf } from '../../src/exec/kill.js';
+import { killProcessTree, reusedPid, signalProcess, startTimeOf } from '../../src/exec/process/kill.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StreamRedactor, type RedactionSource } from '../../src/exec/redact.js';
+import { StreamRedactor, type RedactionSource } from '../../src/exec/output/redact.js';
 import { SecretRegistry } from '../../src/secrets.js';
 
 interface Secret {

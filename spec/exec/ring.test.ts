@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Ring } from '../../src/exec/ring.js';
+import { Ring } from '../../src/exec/output/ring.js';
 
 describe('Ring', () => {
   it('holds the last capacity bytes of the stream, readable by stream offset', () => {

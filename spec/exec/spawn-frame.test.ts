@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
-import { encodeSpec, type CommandSpec } from '../../src/exec/wire.js';
+import type { Terminal } from '../../src/exec/launch/terminal.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
+import { encodeSpec, type CommandSpec } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -121,7 +121,7 @@ describe('the spawn frame', () => {
     const samples = fc.sample(fc.tuple(value, value), { numRuns: 15, seed: 12 });
     samples.push(['; touch /tmp/zodex-never\n$(id)', 'a\x1b]6972;x;x0\x07b']);
     for (const [arg, env] of samples) {
-      let pty: PtyProcess | undefined;
+      let pty: Terminal | undefined;
       for (let i = 0; i < 200 && !pty; i++) {
         pty = pool.take({ cwd: '/', file: '/bin/sh', args: ['-c', 'printf "%s|%s" "$1" "$V"', 'sh', arg], env: { V: env } });
         if (!pty) await new Promise((resolve) => setTimeout(resolve, 10));

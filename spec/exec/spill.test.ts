@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SpillStore } from '../../src/exec/spill.js';
+import { SpillStore } from '../../src/exec/output/spill.js';
 
 const roots: string[] = [];
 function tempRoot(): string {

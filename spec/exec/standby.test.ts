@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnPty } from '../../src/exec/launcher.js';
-import type { PtyExit, PtyProcess } from '../../src/exec/pty.js';
-import { StandbyPool } from '../../src/exec/standby.js';
+import { spawnPty } from '../../src/exec/launch/launcher.js';
+import type { Terminal, TerminalExit } from '../../src/exec/launch/terminal.js';
+import { StandbyPool } from '../../src/exec/launch/standby.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -14,13 +14,13 @@ afterEach(() => {
   for (const pool of pools.splice(0)) pool.close();
 });
 
-function run(pty: PtyProcess): Promise<{ output: string; exit: PtyExit }> {
+function run(pty: Terminal): Promise<{ output: string; exit: TerminalExit }> {
   let output = '';
   pty.onData((bytes) => (output += bytes.toString('utf8')));
   return new Promise((resolve) => pty.onExit((exit) => resolve({ output, exit })));
 }
 
-async function ready(pool: StandbyPool, spec: Parameters<StandbyPool['take']>[0]): Promise<PtyProcess> {
+async function ready(pool: StandbyPool, spec: Parameters<StandbyPool['take']>[0]): Promise<Terminal> {
   for (let i = 0; i < 200; i++) {
     const pty = pool.take(spec);
     if (pty) return pty;
@@ -54,7 +54,7 @@ async function commandDescriptors(pid: number): Promise<string[]> {
 
 // Reads a terminal running X_4MB to its end: bytes, reads, and how many distinct buffers they came in.
 const X_4MB = "head -c 4000000 /dev/zero | tr '\\0' x";
-async function readBuffers(pty: PtyProcess): Promise<{ bytes: number; count: number; buffers: number; exit: PtyExit }> {
+async function readBuffers(pty: Terminal): Promise<{ bytes: number; count: number; buffers: number; exit: TerminalExit }> {
   const memory = new Set<ArrayBufferLike>();
   let bytes = 0;
   let count = 0;
@@ -64,7 +64,7 @@ async function readBuffers(pty: PtyProcess): Promise<{ bytes: number; count: num
     count++;
     expect(data.every((byte) => byte === 0x78)).toBe(true); // whole at the time of the call
   });
-  const exit = await new Promise<PtyExit>((resolve) => pty.onExit(resolve));
+  const exit = await new Promise<TerminalExit>((resolve) => pty.onExit(resolve));
   pty.dispose();
   return { bytes, count, buffers: memory.size, exit };
 }

@@ -8,9 +8,9 @@ import tty from 'node:tty';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openTerminal, startHelper } from '../../src/exec/nodepty.js';
-import type { HelperTerminal } from '../../src/exec/pty.js';
-import { EndMarkerReader, HANG_UP, KILL_REQUEST, parseHello, parseStatus, parseZygoteReport, zygoteRequest } from '../../src/exec/wire.js';
+import { openTerminal, startHelper } from '../../src/exec/launch/nodepty.js';
+import type { Terminal } from '../../src/exec/launch/terminal.js';
+import { EndMarkerReader, HANG_UP, KILL_REQUEST, parseHello, parseStatus, parseZygoteReport, zygoteRequest } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELPER = process.env.ZODEX_SPAWN_HELPER ?? path.join(REPO, 'build/Release/zodex-spawn');
@@ -18,7 +18,7 @@ const NONCE = '0123456789abcdef01234567';
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'dumb' };
 
 // Every byte zodex-spawn's terminal carries until `until` holds for what arrived so far.
-function rawBytes(terminal: HelperTerminal, until: (bytes: Buffer) => boolean): Promise<Buffer> {
+function rawBytes(terminal: Terminal, until: (bytes: Buffer) => boolean): Promise<Buffer> {
   const chunks: Buffer[] = [];
   return new Promise((resolve) => {
     terminal.onData((data) => {
@@ -47,7 +47,7 @@ describe('the end marker', () => {
   it('is ESC ] 6972 ; NONCE ; x<code> BEL after the output, as zodex-spawn writes it', async () => {
     const terminal = startHelper(HELPER, NONCE, ['/bin/sh', '-c', 'printf out; exit 3'], { cols: 80, rows: 24, cwd: '/', env });
     const bytes = await rawBytes(terminal, endsWithBel);
-    terminal.destroy();
+    terminal.dispose();
     expect(bytes.toString('latin1')).toBe(`out\x1b]6972;${NONCE};x3\x07`);
     expect(read(NONCE, [bytes])).toEqual({ output: 'out', status: { exitCode: 3, signal: undefined } });
   });
@@ -55,7 +55,7 @@ describe('the end marker', () => {
   it('is s<signal> when the shell died of one: 128 + signal as its code', async () => {
     const terminal = startHelper(HELPER, NONCE, ['/bin/sh', '-c', 'kill -9 $$'], { cols: 80, rows: 24, cwd: '/', env });
     const bytes = await rawBytes(terminal, endsWithBel);
-    terminal.destroy();
+    terminal.dispose();
     expect(bytes.toString('latin1')).toBe(`\x1b]6972;${NONCE};s9\x07`);
     expect(parseStatus('s9')).toEqual({ exitCode: 137, signal: 9 });
   });
@@ -99,7 +99,7 @@ describe('the signals', () => {
     expect((await marker).toString('latin1')).toContain(`\x1b]6972;${NONCE};s9\x07`);
     expect(exited).toBe(false); // the reporter stays until the hang-up
     expect(HANG_UP).toBe('SIGHUP');
-    terminal.destroy(); // node-pty closes the terminal and sends SIGHUP
+    terminal.dispose(); // closes the terminal and sends SIGHUP, as node-pty does
     await gone;
   });
 });

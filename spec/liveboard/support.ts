@@ -10,7 +10,7 @@ import { configFor } from '../../src/app/config/parse.js';
 import { engineOptions } from '../../src/app/options.js';
 import { ExecEngine } from '../../src/exec/engine.js';
 import { pickShell, serverEnvironment } from '../../src/exec/environment.js';
-import { SpillStore } from '../../src/exec/spill.js';
+import { SpillStore } from '../../src/exec/output/spill.js';
 import { TailRings } from '../../src/liveboard/tail.js';
 import type { Store } from '../../src/store/index.js';
 

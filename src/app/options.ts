@@ -4,9 +4,10 @@
 
 import type { EngineOptions } from '../exec/engine.js';
 import type { ShellSetup } from '../exec/environment.js';
-import type { RedactionSource } from '../exec/redact.js';
+import type { RedactionSource } from '../exec/output/redact.js';
 import type { RefusalNotes } from '../exec/session.js';
-import type { SpillOptions, SpillStore } from '../exec/spill.js';
+import type { SpillOptions, SpillStore } from '../exec/output/spill.js';
+import type { Log } from '../log.js';
 import { isLoopbackHost } from '../net/address.js';
 import { guardPolicy, type GuardPolicy } from '../net/guard.js';
 import { instructionsFor } from '../server/instructions.js';
@@ -35,7 +36,7 @@ export function engineOptions(
     spawnHelper: string;
     shell: Promise<ShellSetup>;
     spill: SpillStore;
-    log: (message: string) => void;
+    log: Log; // the cgroup announcement; each command killed for its lease, with its handle and agent
     secrets?: RedactionSource;
     refusals?: RefusalNotes | undefined;
   },
@@ -44,6 +45,7 @@ export function engineOptions(
     ...built,
     limits: { inlineBytes: config.inlineLimitBytes, previewBytes: config.previewBytes, headBytes: config.headBytes, tailBytes: config.tailFileBytes },
     maxSessions: config.maxSessions,
+    handleIdleMs: config.handleIdleMs,
     unreportedRetentionMs: UNREPORTED_RETENTION_MS,
     cols: TERMINAL_COLS,
     rows: TERMINAL_ROWS,

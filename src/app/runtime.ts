@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ExecEngine } from '../exec/engine.js';
 import { captureLoginEnvironment, chooseShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
-import { SpillStore } from '../exec/spill.js';
+import { SpillStore } from '../exec/output/spill.js';
 import { startControlServer, type ControlServer } from '../liveboard/control.js';
 import type { Liveboard } from '../liveboard/server.js';
 import { TailRings } from '../liveboard/tail.js';

@@ -2,22 +2,24 @@
 // answers "wait up to N ms, then tell me what happened". Knows nothing of MCP.
 // Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
 // report that carries the exit retires the handle. Owners (conversations) take their
-// sessions with them when they close; shutdown() kills everything. Commands run in a cgroup of
-// their own where one can be made (cgroup.ts), so kills reach every descendant.
+// sessions with them when they close; a leased command is killed once its handle goes unused
+// (handles.ts); shutdown() kills everything. Commands run in a cgroup of their own where one can
+// be made (cgroup.ts), so kills reach every descendant.
 
 import path from 'node:path';
 import { ZodexError, quote } from '../errors.js';
-import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './cgroup.js';
+import type { Log } from '../log.js';
+import { openCgroupFolder, removeCgroupFolder, sweepStaleCgroupFolders } from './process/cgroup.js';
 import type { ShellSetup } from './environment.js';
-import { newSessionHandle, newSessionId } from './handle.js';
-import { createInputProbe } from './inputwait.js';
+import { HandleLeases, newSessionHandle, newSessionId } from './handles.js';
+import { createInputProbe } from './process/inputwait.js';
 import { refuseNul } from './nul.js';
-import type { OutputLimits } from './output.js';
-import { openLaunchers, type Launchers } from './launcher.js';
-import type { PtyProcess } from './pty.js';
-import type { RedactionSource } from './redact.js';
+import type { OutputLimits } from './output/buffer.js';
+import { openLaunchers, type Launchers } from './launch/launcher.js';
+import type { Terminal } from './launch/terminal.js';
+import type { RedactionSource } from './output/redact.js';
 import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
-import type { SpillStore } from './spill.js';
+import type { SpillStore } from './output/spill.js';
 
 export interface EngineOptions {
   spawnHelper: string;
@@ -31,8 +33,12 @@ export interface EngineOptions {
   rows: number;
   // Keep terminals ready for the next commands (see launcher.ts, standby.ts).
   standby: boolean;
-  // Where the kill mechanism is announced (cgroup or /proc sweep), once at start.
-  log?: (message: string) => void;
+  // Where the kill mechanism is announced (cgroup or /proc sweep), once at start, and each
+  // command killed for its lease.
+  log?: Log;
+  // A leased command whose handle no call asked about for this long is killed (--handle-idle-ms);
+  // absent: leases never run out.
+  handleIdleMs?: number;
   // false: never make a cgroup (the /proc sweep alone); default true
   cgroups?: boolean;
   // Values no output may show (redact.ts): replaced by [REDACTED:NAME] in every session's stream.
@@ -46,6 +52,8 @@ export interface StartRequest {
   cwd: string;
   timeoutMs: number;
   owner: string; // the conversation: its close kills the command
+  // The command belongs to its handle (the 2026-07-28 era): unused for handleIdleMs, it is killed.
+  leased?: boolean;
   agentId?: string; // for records only
   principal?: string; // who may use the handle (an OAuth grant id, else 'static'); absent: anyone
   env?: Readonly<Record<string, string>>; // added to the captured environment (frozen: built once per object)
@@ -61,6 +69,10 @@ export class ExecEngine {
   private readonly expiries = new Map<Session, NodeJS.Timeout>();
   private readonly launchers: Launchers;
   private readonly environments = new WeakMap<object, Readonly<Record<string, string>>>();
+  private readonly leases = new HandleLeases();
+  // Kills now the leased commands whose handles went unused for handleIdleMs (handles.ts: a timer
+  // sweeps by itself too).
+  readonly sweepLeases: (now?: number) => void = () => {};
   private closing = false;
   // This server's cgroup folder (zodex-spawn makes one cgroup per command below it), if any.
   readonly cgroupDir: string | undefined;
@@ -80,10 +92,7 @@ export class ExecEngine {
     // zodex-spawn's own environment additions; it removes them before the command starts.
     const helperEnv: Record<string, string> = this.cgroupDir ? { ZODEX_CGROUP: this.cgroupDir } : {};
     this.launchers = openLaunchers({ spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows, helperEnv, standby: options.standby });
-  }
-
-  get size(): number {
-    return this.sessions.size;
+    if (options.handleIdleMs !== undefined) this.sweepLeases = this.leases.keep(options.handleIdleMs, (handle) => this.runningSession(handle), options.log);
   }
 
   // False once shutdown() began: no command starts any more.
@@ -116,7 +125,7 @@ export class ExecEngine {
     const setup = await this.options.shell;
     const handle = newSessionHandle();
     const spec = { file: setup.shell, args: ['-c', request.cmd], cwd: request.cwd, env: this.environment(setup, request.env) };
-    let pty: PtyProcess;
+    let pty: Terminal;
     try {
       pty = await this.launchers.launch(spec);
     } catch (error) {
@@ -138,7 +147,7 @@ export class ExecEngine {
         timeoutMs: request.timeoutMs,
         limits: this.options.limits,
         openSpill: () => this.options.spill.create(),
-        cgroup: this.cgroupDir && path.join(this.cgroupDir, pty.nonce),
+        cgroup: this.cgroupDir && pty.nonce && path.join(this.cgroupDir, pty.nonce),
         inputProbe: createInputProbe(pty.pid),
         secrets: this.options.secrets,
         refusals: this.options.refusals,
@@ -146,6 +155,7 @@ export class ExecEngine {
       pty,
     );
     this.sessions.set(handle, session);
+    if (request.leased) this.leases.issued(handle);
     this.events.onSessionStart?.(session);
     void session.waitForEnd().then(() => this.onEnded(session));
     return session;
@@ -174,6 +184,12 @@ export class ExecEngine {
   peek(handle: string): Session | undefined {
     const session = this.sessions.get(handle);
     return session && !session.isSpent ? session : undefined;
+  }
+
+  // The session a handle names while its command runs.
+  private runningSession(handle: string): Session | undefined {
+    const session = this.peek(handle);
+    return session && !session.hasEnded ? session : undefined;
   }
 
   // The session a handle names, or UNKNOWN_SESSION with a message a model can act on. A handle
@@ -216,19 +232,20 @@ export class ExecEngine {
 
   // Kills every session started by `owner` (a conversation that closed).
   closeOwner(owner: string): void {
-    for (const session of this.list()) {
-      if (session.owner !== owner) continue;
-      session.kill('killed');
-      void session.waitForEnd().then(() => this.retire(session));
-    }
+    this.closeWhere((session) => session.owner === owner);
   }
 
   // Kills every running session started under `principal` (an OAuth grant that was revoked), in
   // whichever conversation or agent; returns how many.
   closePrincipal(principal: string): number {
+    return this.closeWhere((session) => session.principal === principal);
+  }
+
+  // Kills the sessions `which` picks and retires each once it ended; returns how many ran.
+  private closeWhere(which: (session: Session) => boolean): number {
     let killed = 0;
     for (const session of this.list()) {
-      if (session.principal !== principal) continue;
+      if (!which(session)) continue;
       if (!session.hasEnded) killed++;
       session.kill('killed');
       void session.waitForEnd().then(() => this.retire(session));
@@ -240,6 +257,7 @@ export class ExecEngine {
   // left of its process group is killed outright.
   async shutdown(graceMs = 500): Promise<void> {
     this.closing = true;
+    this.leases.stop();
     this.launchers.close();
     const sessions = this.list();
     for (const session of sessions) session.kill('killed');

@@ -147,11 +147,12 @@ export function captureLoginEnvironment(shell: string, policy: EnvironmentPolicy
       settled = true;
       resolve(result);
     };
-    const fallback = (why: string) => settle({ shell, env: { ...commandEnv(process.env, policy), SHELL: shell }, source: `server environment (${why})` });
+    // SHELL names the login shell, as login(1) sets it, whatever zodexd was started with.
+    const serverEnv = { ...commandEnv(process.env, policy), SHELL: shell };
+    const fallback = (why: string) => settle({ shell, env: serverEnv, source: `server environment (${why})` });
     try {
-      // SHELL names the login shell, as login(1) sets it, whatever zodexd was started with.
       const [file = shell, ...prefix] = [...(options.runner ?? []), shell];
-      child = spawn(file, [...prefix, '-lc', script], { env: { ...commandEnv(process.env, policy), SHELL: shell }, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+      child = spawn(file, [...prefix, '-lc', script], { env: serverEnv, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     } catch (error) {
       return fallback(`${shell} -lc failed: ${(error as Error).message.split('\n')[0]}`);
     }

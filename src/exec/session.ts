@@ -5,13 +5,13 @@
 // answers typed input or waits for input (inputwait.ts); report() takes a view, rewind() makes
 // the next one deliver again from a stream offset.
 
-import { AnsiStripper } from './ansi.js';
-import type { InputProbe } from './inputwait.js';
-import { killProcessTree } from './kill.js';
-import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output.js';
-import { StreamRedactor, type RedactionSource } from './redact.js';
+import { AnsiStripper } from './output/ansi.js';
+import type { InputProbe } from './process/inputwait.js';
+import { killProcessTree } from './process/kill.js';
+import { OutputBuffer, type OutputLimits, type SpillSink, type SpillView } from './output/buffer.js';
+import { StreamRedactor, type RedactionSource } from './output/redact.js';
 import { exitedSummary, runningSummary, type TerminationReason } from './summary.js';
-import type { Terminal } from './terminal.js';
+import type { Terminal } from './launch/terminal.js';
 
 // Cleanup after a command ends is deferred by this much (see finish()).
 const HOUSEKEEPING_DELAY_MS = 10;
@@ -33,7 +33,7 @@ const INPUT_CONFIRM_MS = 5;
 const INPUT_UNECHOED_MS = 250;
 
 export interface WaitOptions {
-  deadline: number; // epoch ms
+  deadline: number; // epoch ms (Infinity: none)
   signal?: AbortSignal | undefined;
   // Once the command printed something other than the echo of typed input, end after this
   // much quiet (so an answer written in pieces comes back whole).
@@ -136,7 +136,7 @@ export class Session {
   private writeRefusalCount = 0; // EROFS's messages seen in all (the operator's metrics)
   private refusalTail = ''; // the output's last bytes, for a message split across reads
   // Calls asking about it (engine.collect), whichever protocol era sent them: what keeps a
-  // handle's lease alive (server/modern/handles.ts).
+  // handle's lease alive (handles.ts).
   private asking = 0;
   private askedAt = Date.now();
 
@@ -333,7 +333,7 @@ export class Session {
           probe = setTimeout(look, INPUT_CONFIRM_MS);
         }
       };
-      const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+      const timer = deadline === Infinity ? undefined : setTimeout(done, Math.max(0, deadline - Date.now()));
       signal?.addEventListener('abort', done, { once: true });
       this.endWaiters.add(done);
       if (answerSettleMs !== undefined) this.answerListeners.add(answered);
@@ -369,18 +369,8 @@ export class Session {
 
   // Resolves when the command ends, at `deadline` (epoch ms) if one is given, or when `signal`
   // aborts, whichever is first.
-  waitForEnd(deadline?: number, signal?: AbortSignal): Promise<void> {
-    if (deadline !== undefined) return this.wait({ deadline, signal });
-    if (this.ended || signal?.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        signal?.removeEventListener('abort', done);
-        this.endWaiters.delete(done);
-        resolve();
-      };
-      signal?.addEventListener('abort', done, { once: true });
-      this.endWaiters.add(done);
-    });
+  waitForEnd(deadline = Infinity, signal?: AbortSignal): Promise<void> {
+    return this.wait({ deadline, signal });
   }
 
   // The next report delivers the stream again from byte `offset` (throws SINCE_OFFSET_* when it

@@ -38,7 +38,7 @@ export function createMcpServer(runtime: ServerRuntime, conversation: Conversati
   // capabilities.tools in McpServer's options would declare listChanged: true; zodex's list never changes.
   const server = new McpServer(serverInfo(runtime), { instructions: options.instructions });
   server.server.registerCapabilities({ tools: {} });
-  const tools = toolsFor(runtime, conversation, agentFor);
+  const tools = toolsFor(runtime, conversation, agentFor ? { agentFor } : {});
   serveTools(server, tools, (name, raw, extra) => unknownToolCalled(tools, agentFor?.(extra) ?? ownAgent(conversation), name, raw), runtime.observer);
   return server;
 }
@@ -59,13 +59,15 @@ export const ownAgent = (conversation: Conversation): CallAgent => ({ conversati
 export const serverInfo = (runtime: ServerRuntime) => ({ name: 'zodex', version: runtime.options.version });
 
 // The tools one conversation (2025 era) or one agent (2026-07-28 era) is served, bound to it: its
-// commands belong to `conversation`; each call runs as the agent agentFor gives (default: itself).
-export function toolsFor(runtime: ServerRuntime, conversation: Conversation, agentFor: (extra: CallExtra) => CallAgent = () => ownAgent(conversation)): ToolEntry[] {
+// commands belong to `conversation` (leased: to their handles, as long as they are used); each
+// call runs as the agent agentFor gives (default: itself).
+export function toolsFor(runtime: ServerRuntime, conversation: Conversation, { agentFor = () => ownAgent(conversation), leased = false }: { agentFor?: (extra: CallExtra) => CallAgent; leased?: boolean } = {}): ToolEntry[] {
   const { options, engine } = runtime;
   const { limits } = options;
   const context = (extra: CallExtra, agent: Conversation): ToolContext => ({
     engine,
     owner: conversation.id,
+    leased,
     principal: conversation.principal,
     agentId: () => agent.agentId,
     sessionEnv: () => agent.sessionEnv(),

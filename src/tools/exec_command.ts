@@ -64,7 +64,7 @@ export async function execCommand(args: ExecCommandArgs, ctx: ToolContext): Prom
   const cwd = resolveWorkdir(args.workdir, ctx.defaultWorkdir);
   const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS, ctx.maxYieldMs);
   const timeoutMs = Math.min(Math.ceil(args.timeout_ms ?? ctx.maxExecTimeoutMs), ctx.maxExecTimeoutMs);
-  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner, principal: ctx.principal, agentId: ctx.agentId(), env: ctx.sessionEnv() });
+  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner, leased: ctx.leased, principal: ctx.principal, agentId: ctx.agentId(), env: ctx.sessionEnv() });
   try {
     const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
     return { result: withYield(toExecResult(report), args.yield_time_ms, yieldMs), sessionId: session.id };

@@ -31,6 +31,7 @@ export interface CallControl {
 export interface ToolContext {
   engine: ExecEngine;
   owner: string; // the conversation
+  leased?: boolean; // its commands belong to their handles, killed once unused (2026-07-28 era)
   principal: string; // who opened it: an OAuth grant id, else 'static'; only it may use its handles
   agentId: () => string;
   sessionEnv: () => Readonly<Record<string, string>>; // extra variables for the command (the same object each call)

@@ -1,6 +1,7 @@
 // The modern-era (2026-07-28) server, transport-agnostic: one request in, one response out.
 // Flow: envelope (_meta) check -> method: server/discover | tools/list | tools/call (agent from
-// _meta, handle leases) | subscriptions/listen (held open) | anything else -32601.
+// _meta; the commands it starts leased to their handles: exec/handles.ts) | subscriptions/listen
+// (held open) | anything else -32601.
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../../errors.js';
@@ -12,7 +13,6 @@ import { unknownToolCall } from '../../tools/index.js';
 import { AgentTable, agentKeyOf } from './agents.js';
 import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
 import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
-import { HandleLeases } from './handles.js';
 
 export { LIST_TTL_MS };
 
@@ -48,7 +48,6 @@ export interface ModernOptions {
 
 export class ModernServer {
   readonly agents: AgentTable;
-  readonly leases = new HandleLeases();
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
   private readonly calls = new Map<string, Set<AbortController>>(); // tools/call in flight, by principal
@@ -72,19 +71,8 @@ export class ModernServer {
     this.sweeper.unref();
   }
 
+  // Forgets the agents unused for --handle-idle-ms (their commands' leases are the engine's).
   sweep(now = Date.now()): void {
-    const { engine, log } = this.runtime;
-    const running = (handle: string) => {
-      const session = engine.peek(handle);
-      return session && !session.hasEnded ? session : undefined;
-    };
-    const kill = (handle: string) => {
-      const session = running(handle);
-      if (!session) return;
-      session.kill('killed');
-      log(`a command was killed: its session_handle was unused for ${this.options.handleIdleMs} ms (--handle-idle-ms)`, { handle, ...(session.agentId ? { agent: session.agentId } : {}) });
-    };
-    this.leases.sweep(this.options.handleIdleMs, (handle) => running(handle)?.use, kill, now);
     this.agents.sweep(this.options.handleIdleMs, now);
   }
 
@@ -156,17 +144,13 @@ export class ModernServer {
         return error(request.id, INVALID_PARAMS, this.runtime.redact ? this.runtime.redact(text) : text, { code: 'UNKNOWN_TOOL' });
       }
       let byName = this.tools.get(conversation);
-      if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation).map((tool) => [tool.definition.name, tool]))));
+      if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation, { leased: true }).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
         signal: cancel.signal,
         _meta: envelope.meta as CallExtra['_meta'],
         sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
       };
       const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
-      const handed = (result.structuredContent as { session_handle?: unknown } | undefined)?.session_handle;
-      // Only a command this call started gets a lease: a write_stdin result names the handle it
-      // polled, which may be a 2025 session's command (that one lives with its session).
-      if (params.name === 'exec_command' && typeof handed === 'string') this.leases.issued(handed);
       return ok(this.info, request.id, result as unknown as Record<string, unknown>);
     } finally {
       this.agents.release(key);

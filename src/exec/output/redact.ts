@@ -7,6 +7,7 @@
 // nothing else; end() flushes what is held. Values are matched in their decoded form (stripped
 // of escape sequences, "\r\n" as "\n"), the same bytes the stream carries.
 
+import { redactionMark } from '../../secrets.js';
 import { stripAnsi } from './ansi.js';
 
 // What the engine needs to know of the secrets: their names and values, and a version that
@@ -68,7 +69,7 @@ function needlesOf(source: RedactionSource): Needles {
     const bytes = Buffer.from(decoded, 'utf8');
     const at = anchorOffset(bytes);
     needles.bytes.push(bytes);
-    needles.marks.push(Buffer.from(`[REDACTED:${name}]`, 'utf8'));
+    needles.marks.push(Buffer.from(redactionMark(name), 'utf8'));
     needles.anchors.push(bytes.subarray(at, at + ANCHOR_BYTES));
     needles.anchorAt.push(at);
     needles.maxLength = Math.max(needles.maxLength, bytes.length);

@@ -1,9 +1,8 @@
 // The wire formats between zodexd and zodex-spawn, zodexd's side, exactly as native/PROTOCOL.md
 // writes them down: the end marker on the terminal, the standby's command frame, the zygote's
 // request and report lines, the signals, and the confinement entry. Pure: bytes in, values out
-// (spec/exec/wire.test.ts pins each against the C side's own bytes).
-
-import type { Confinement } from '../bounds/confinement.js';
+// (spec/exec/wire.test.ts pins each against the C side's own bytes). Imports nothing: what the
+// confinement holds is declared here (SpawnConfinement) and computed by the bounds.
 
 // Signals zodexd sends zodex-spawn: a kill request (it kills every descendant and reports), and
 // the hang-up node-pty sends on close (it kills what is left and exits).
@@ -43,7 +42,26 @@ export function parseStatus(text: string): WireStatus {
 // count (PROTOCOL.md, "The confinement entry"). No byte of a path can end a field.
 export const CONFINE_ENV = 'ZODEX_CONFINE';
 
-export function encodeConfinement(confinement: Confinement): string {
+// What zodex-spawn applies right before the command's shell starts, in the order of the entry's
+// keys; what it holds is the caller's to compute (the bounds: write mode, sandbox, network).
+export interface SpawnConfinement {
+  governed: boolean; // g: masks, Landlock, no capabilities
+  sandbox: string; // s: 'off', 'read-only' or 'workspace-write'
+  networkOff: boolean; // n
+  pins: readonly string[]; // p: folders bound onto themselves
+  masks: readonly string[]; // m: files and folders masked
+  maskPrefixes: readonly string[]; // M: DIR/PREFIX, every entry so named masked
+  allowedSockets: readonly string[]; // a
+  binds: ReadonlyArray<{ source: string; target: string }>; // b, B
+  writableRoots: readonly string[]; // w
+  keep: readonly string[]; // k: bound back into the command's own runtime folder
+  readOnly: readonly string[]; // o
+  privateTmp: string | undefined; // t
+  visible: readonly string[]; // v: shown read-only inside the private /tmp
+  runtimeDir: string | undefined; // r
+}
+
+export function encodeConfinement(confinement: SpawnConfinement): string {
   const entries: Array<[string, string]> = [];
   if (confinement.governed) entries.push(['g', '1']);
   if (confinement.sandbox !== 'off') entries.push(['s', confinement.sandbox]);
@@ -147,10 +165,6 @@ export class EndMarkerReader {
 
   constructor(nonce: string) {
     this.marker = Buffer.from(`${MARKER_PREFIX}${nonce};`, 'latin1');
-  }
-
-  get ended(): boolean {
-    return this.done;
   }
 
   // The output in `data` (maybe empty), and the status once the whole marker has arrived.

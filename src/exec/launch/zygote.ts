@@ -7,9 +7,9 @@
 //   start(nonce) -> openpty -> "NONCE /dev/pts/N" to the zygote -> "s NONCE PID" back
 //   -> the standby connects to the pool's socket (standby.ts) -> settled()
 //   ... the zygote reaps it: "e PID STATUS" -> onExit.
-// Or run(nonce, spec): "NONCE /dev/pts/N run" and the command's frame; the zygote's child is the
+// Or start(nonce, spec): "NONCE /dev/pts/N run" and the command's frame; the zygote's child is the
 // command's reporter itself (no exec of zodex-spawn, no socket, no hello).
-// If the zygote cannot start or dies, both return undefined and the next launcher is used.
+// If the zygote cannot start or dies, start returns undefined and the next launcher is used.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { FdTerminal } from './fdterminal.js';
@@ -50,18 +50,10 @@ export class Zygote {
     return this.alive && !this.refusing;
   }
 
-  // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it.
-  start(nonce: string, cols: number, rows: number): FdTerminal | undefined {
-    return this.fork(nonce, cols, rows);
-  }
-
-  // A new terminal with the reporter of `spec` forked onto it. zodexd keeps its copy of the slave
-  // side until the reporter ends (no hello tells when the reporter holds its own).
-  run(nonce: string, spec: CommandSpec, cols: number, rows: number): FdTerminal | undefined {
-    return this.fork(nonce, cols, rows, spec);
-  }
-
-  private fork(nonce: string, cols: number, rows: number, spec?: CommandSpec): FdTerminal | undefined {
+  // A new terminal with a standby `zodex-spawn NONCE --standby SOCKET` starting on it, or with
+  // `spec`, the reporter of that command forked onto it. zodexd keeps its copy of the slave side
+  // until the standby says hello (settled()), or the reporter ends (no hello tells when it holds its own).
+  start(nonce: string, cols: number, rows: number, spec?: CommandSpec): FdTerminal | undefined {
     if (!this.usable) return undefined;
     let fds: { master: number; slave: number; pty: string };
     try {
@@ -83,15 +75,14 @@ export class Zygote {
       if (!terminal) return;
       if (!(report.pid > 0)) {
         this.refusing = true; // it cannot start standbys here: node-pty will, from now on
-        return terminal.ended({ exitCode: 127 });
+        return terminal.ended(127);
       }
       terminal.forked(report.pid);
       this.running.set(report.pid, terminal);
     } else if (report?.kind === 'ended') {
       const terminal = this.running.get(report.pid);
       this.running.delete(report.pid);
-      const { exitCode, signal } = report.status;
-      terminal?.ended(signal === undefined ? { exitCode } : { exitCode: 0, signal }); // node-pty's form
+      terminal?.ended(report.status.exitCode, report.status.signal);
     }
   }
 
@@ -99,7 +90,7 @@ export class Zygote {
   private died(): void {
     if (!this.alive) return;
     this.alive = false;
-    for (const terminal of [...this.starting.values(), ...this.running.values()]) terminal.ended({ exitCode: 0, signal: 1 });
+    for (const terminal of [...this.starting.values(), ...this.running.values()]) terminal.ended(0, 1);
     this.starting.clear();
     this.running.clear();
   }

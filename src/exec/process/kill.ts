@@ -16,6 +16,23 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+// A file or folder of /proc, or undefined / nothing when the process ended meanwhile (or no /proc).
+export function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'latin1');
+  } catch {
+    return undefined;
+  }
+}
+
+export function readDir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 // The fields of a /proc/PID/stat line after `pid (comm)` (comm may hold spaces and parentheses):
 // [0] state, [1] ppid, [2] pgrp, [3] session, [4] tty_nr, ... [19] starttime.
 export function statFields(stat: string): string[] {
@@ -26,13 +43,8 @@ export function statFields(stat: string): string[] {
 // tells a process from a later one that got its number. Undefined when there is no such process,
 // or no /proc.
 export function startTimeOf(pid: number): string | undefined {
-  if (!(pid > 0)) return undefined;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return statFields(stat)[19];
-  } catch {
-    return undefined;
-  }
+  const stat = pid > 0 ? readText(`/proc/${pid}/stat`) : undefined;
+  return stat === undefined ? undefined : statFields(stat)[19];
 }
 
 // True when `pid` now names another process than the one that started at `startTime`: its number
@@ -59,22 +71,11 @@ interface ProcEntry {
 }
 
 function readProcesses(): ProcEntry[] {
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const processes: ProcEntry[] = [];
-  for (const entry of entries) {
+  for (const entry of readDir('/proc')) {
     const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 1) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-    } catch {
-      continue;
-    }
+    const stat = Number.isInteger(pid) && pid > 1 ? readText(`/proc/${entry}/stat`) : undefined;
+    if (stat === undefined) continue;
     const fields = statFields(stat);
     processes.push({ pid, ppid: Number(fields[1]), pgrp: Number(fields[2]), session: Number(fields[3]) });
   }
@@ -109,19 +110,11 @@ export function descendantProcesses(leader: number): number[] {
   const queue = [leader];
   while (queue.length > 0) {
     const pid = queue.pop()!;
-    let tasks: string[];
-    try {
-      tasks = fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // gone
-    }
+    const tasks = readDir(`/proc/${pid}/task`);
+    if (tasks.length === 0) continue; // gone
     found.push(pid);
     for (const task of tasks) {
-      try {
-        for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1').split(' ')) if (child) queue.push(Number(child));
-      } catch {
-        // the thread ended
-      }
+      for (const child of (readText(`/proc/${pid}/task/${task}/children`) ?? '').split(' ')) if (child) queue.push(Number(child));
     }
   }
   return found;

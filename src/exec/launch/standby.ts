@@ -2,7 +2,7 @@
 // that exec_command does not pay node-pty's fork (about a millisecond, on the event loop) and
 // zodex-spawn's start while its caller waits. Flow: fill() starts `zodex-spawn NONCE --standby
 // SOCKET` (through the zygote, else node-pty), which connects back and says its nonce; take(spec)
-// sends it the command frame (wire.ts) and hands back the PTY, attached as any other; the pool
+// sends it the command frame (wire.ts) and hands back its terminal, read as any other; the pool
 // refills itself once the loop is idle. Two launchers use it (launcher.ts): the pooled standby
 // (take) and, when none is ready, the zygote forking the command's reporter itself (run).
 // Anything unusual (none ready, one that died) leaves the command to the next launcher, so the
@@ -12,8 +12,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { FdTerminal } from './fdterminal.js';
 import { startHelper } from './nodepty.js';
-import { attachPty, newNonce, type HelperTerminal, type PtyProcess } from './pty.js';
+import { newNonce, withEndMarker, type Terminal } from './terminal.js';
 import { encodeSpec, parseHello, type CommandSpec } from './wire.js';
 import { Zygote } from './zygote.js';
 
@@ -26,7 +27,7 @@ const FOLDER_PREFIX = 'zodex-standby-';
 
 interface Standby {
   nonce: string;
-  pty: HelperTerminal;
+  pty: Terminal; // bare: its end marker not read yet
   connection: net.Socket | undefined;
   timer: NodeJS.Timeout;
 }
@@ -68,13 +69,18 @@ export class StandbyPool {
   // A new standby: through the zygote, else node-pty. Undefined when none could be started.
   private startOne(): Standby | undefined {
     const nonce = newNonce();
-    const pty =
-      this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
-      startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
-        ...this.terminal,
-        cwd: '/',
-        env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
-      });
+    let pty: Terminal;
+    try {
+      pty =
+        this.zygote?.start(nonce, this.terminal.cols, this.terminal.rows) ??
+        startHelper(this.spawnHelper, nonce, ['--standby', this.socketPath], {
+          ...this.terminal,
+          cwd: '/',
+          env: { TERM: 'dumb', PATH: process.env.PATH ?? '/usr/bin:/bin', ...this.helperEnv },
+        });
+    } catch {
+      return undefined; // out of terminals, or node-pty unusable: the direct launch says why
+    }
     const standby: Standby = { nonce, pty, connection: undefined, timer: setTimeout(() => this.drop(standby), CONNECT_TIMEOUT_MS) };
     standby.timer.unref();
     this.waiting.set(nonce, standby);
@@ -93,7 +99,7 @@ export class StandbyPool {
       if (!standby || standby.connection) return connection.destroy();
       standby.connection = connection;
       clearTimeout(standby.timer);
-      standby.pty.settled(); // it holds the terminal itself now
+      if (standby.pty instanceof FdTerminal) standby.pty.settled(); // it holds the terminal itself now
     });
     connection.on('error', () => {});
     connection.on('close', () => {
@@ -107,14 +113,14 @@ export class StandbyPool {
     clearTimeout(standby.timer);
     standby.connection?.destroy();
     try {
-      standby.pty.destroy();
+      standby.pty.dispose();
     } catch {
       // already gone
     }
   }
 
   // A ready terminal running `spec`, or undefined when none is ready (spawn directly then).
-  take(spec: CommandSpec): PtyProcess | undefined {
+  take(spec: CommandSpec): Terminal | undefined {
     let taken: Standby | undefined;
     for (const standby of this.waiting.values()) {
       if (standby.connection && standby.pty.pid > 0) {
@@ -130,21 +136,21 @@ export class StandbyPool {
   // new terminal, in microseconds where node-pty forks zodexd on the event loop, and with no exec
   // of zodex-spawn, no socket and no hello (measured faster than forking a standby for it:
   // bench/results/roundtrip-profile.json). Undefined without a usable zygote.
-  async run(spec: CommandSpec): Promise<PtyProcess | undefined> {
+  async run(spec: CommandSpec): Promise<Terminal | undefined> {
     if (this.closed || !this.zygote?.usable) return undefined;
     const nonce = newNonce();
-    const terminal = this.zygote.run(nonce, spec, this.terminal.cols, this.terminal.rows);
+    const terminal = this.zygote.start(nonce, this.terminal.cols, this.terminal.rows, spec);
     if (!terminal) return undefined;
     if (!((await terminal.started) > 0) || this.closed) {
-      terminal.destroy();
+      terminal.dispose();
       return undefined;
     }
-    return attachPty(terminal, nonce);
+    return withEndMarker(terminal, nonce);
   }
 
-  private hand(standby: Standby, spec: CommandSpec): PtyProcess {
+  private hand(standby: Standby, spec: CommandSpec): Terminal {
     this.waiting.delete(standby.nonce);
-    const pty = attachPty(standby.pty, standby.nonce);
+    const pty = withEndMarker(standby.pty, standby.nonce);
     standby.connection!.end(encodeSpec(spec));
     return pty;
   }

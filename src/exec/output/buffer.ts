@@ -5,7 +5,7 @@
 // since the previous result, "\r"-collapsed: whole if they fit, else head + gap line + tail.
 // Offsets count bytes of this decoded stream, the same bytes the spill file holds.
 
-import { ZodexError } from '../errors.js';
+import { ZodexError } from '../../errors.js';
 import { collapse, headOf, PieceCollapser, tailOf } from './collapse.js';
 import { describeGap } from './gap.js';
 import { Ring } from './ring.js';
@@ -96,10 +96,6 @@ export class OutputBuffer {
     private readonly openSpill: () => SpillSink,
   ) {
     this.pending = new Ring(Math.max(limits.inlineBytes, limits.previewBytes, MIN_PENDING_BYTES) + 1);
-  }
-
-  get bytes(): number {
-    return this.total;
   }
 
   // Output the next result would show: bytes since the previous result.

@@ -13,8 +13,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdirPrivate, privateFolderProblem } from '../fsutil.js';
-import type { SpillSink } from './output.js';
+import { mkdirPrivate, privateFolderProblem } from '../../fsutil.js';
+import type { SpillSink } from './buffer.js';
 
 export const SPILL_FOLDER_PATTERN = /^spill-[A-Za-z0-9]{6}$/;
 export const SPILL_FILE_PATTERN = /^out-[0-9a-z]+-[0-9a-f]{8}(\.tail)?\.(txt|tmp)$/;
@@ -48,10 +48,6 @@ export class SpillStore {
   private used = 0;
 
   constructor(private readonly options: SpillOptions) {}
-
-  get capBytes(): number {
-    return this.options.capBytes;
-  }
 
   // Bytes on disk in this server's folder, as the store counts them.
   get usedBytes(): number {

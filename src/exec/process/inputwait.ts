@@ -10,7 +10,7 @@
 // while. A wait without a timeout, in a process whose main thread is not on a timer, is 'input'.
 
 import fs from 'node:fs';
-import { descendantProcesses, statFields } from './kill.js';
+import { descendantProcesses, readDir, readText, statFields } from './kill.js';
 
 // Syscall numbers (/proc/PID/syscall prints the number, then the arguments in hex), and where
 // each wait keeps its timeout: an int of milliseconds (negative: none) or a pointer (0: none).
@@ -72,22 +72,6 @@ export interface InputProbe {
   // whose main thread is not on a timer; 'timed': every thread asleep and one waits on the
   // terminal, but the command may go on by itself; 'none': otherwise (or not known).
   check(): InputState;
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'latin1');
-  } catch {
-    return undefined;
-  }
-}
-
-function readDir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return []; // the process ended
-  }
 }
 
 function link(file: string): string | undefined {

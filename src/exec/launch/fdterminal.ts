@@ -1,13 +1,14 @@
-// A terminal's master side that zodexd reads and writes itself, whoever forked the process on it:
-// the zygote (zygote.ts) or node-pty's native fork (nodepty.ts). Flow: reads land in one shared
-// buffer (no allocation per read) -> onData; write() queues and retries EAGAIN; the exit comes
-// from whoever reaps the process (ended()); destroy() closes the master and hangs the process up.
+// A bare terminal (terminal.ts) whose master side zodexd reads and writes itself, whoever forked
+// zodex-spawn on it: the zygote (zygote.ts) or node-pty's native fork (nodepty.ts). Flow: reads
+// land in one shared buffer (no allocation per read) -> onData; write() queues and retries EAGAIN;
+// the exit comes from whoever reaps the process (ended()); dispose() closes the master and hangs
+// the process up.
 
 import fs from 'node:fs';
 import type net from 'node:net';
 import tty from 'node:tty';
-import type { HelperTerminal } from './pty.js';
-import { signalProcess, startTimeOf } from './kill.js';
+import { signalProcess, startTimeOf } from '../process/kill.js';
+import { reporterExit, requestKill, type Terminal, type TerminalExit } from './terminal.js';
 import { HANG_UP } from './wire.js';
 
 // Every terminal reads into this one buffer (net.Socket's `onread`): a read allocates nothing, so
@@ -17,21 +18,19 @@ import { HANG_UP } from './wire.js';
 // read. Listeners get a view valid during the call only.
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
-type ExitListener = (exit: { exitCode: number; signal?: number }) => void;
-
-export class FdTerminal implements HelperTerminal {
+export class FdTerminal implements Terminal {
   pid = 0; // set once the fork is known
   startTime: string | undefined; // read then (kill.ts startTimeOf)
   // The pid once the fork is reported; 0 when it could not fork or is gone.
   readonly started: Promise<number>;
-  // Settles when the reader has ended (EIO once no process holds the terminal, or destroy()).
+  // Settles when the reader has ended (EIO once no process holds the terminal, or dispose()).
   readonly readEnded: Promise<void>;
   private reportStart: (pid: number) => void = () => {};
   private readonly reader: tty.ReadStream;
   private dataListener: (data: Buffer) => void = () => {};
   private readonly queue: Buffer[] = [];
   private writing = false;
-  private exitListener: ExitListener = () => {};
+  private exitListener: (exit: TerminalExit) => void = () => {};
   private exited = false;
   private closed = false;
 
@@ -58,7 +57,7 @@ export class FdTerminal implements HelperTerminal {
     this.reader.resume();
   }
 
-  onExit(listener: ExitListener): void {
+  onExit(listener: (exit: TerminalExit) => void): void {
     this.exitListener = listener;
   }
 
@@ -118,10 +117,14 @@ export class FdTerminal implements HelperTerminal {
     this.slave = undefined;
   }
 
+  requestKill(): void {
+    requestKill(this);
+  }
+
   // The slave side stays open here until the process has it or has ended: while it is open the
   // terminal's number cannot go to a new terminal, so a standby still starting can never open
   // someone else's (it gets EIO from this one, whose master is gone, and ends).
-  destroy(): void {
+  dispose(): void {
     if (this.closed) return;
     this.closed = true;
     this.reader.destroy(); // closes the master
@@ -136,13 +139,14 @@ export class FdTerminal implements HelperTerminal {
     this.reportStart(pid);
   }
 
-  // The process was reaped: it is never signalled again. The exit is reported now, or once
-  // `after` settles (the terminal's last bytes read first).
-  ended(exit: { exitCode: number; signal?: number }, after?: Promise<void>): void {
+  // The process was reaped (its exit code, or the signal that ended it): it is never signalled
+  // again. The exit is reported now, or once `after` settles (the terminal's last bytes read first).
+  ended(exitCode: number, signal?: number, after?: Promise<void>): void {
     this.reportStart(0); // nothing once started
     if (this.exited) return;
     this.exited = true;
     this.settled();
+    const exit = reporterExit(exitCode, signal);
     if (after) void after.then(() => this.exitListener(exit));
     else this.exitListener(exit);
   }
