@@ -15,21 +15,22 @@ import ts from 'typescript';
 export const LAYERS = [
   ['cli'],
   ['app'],
-  ['features'], // optional features behind seams the core declares; no core folder imports them
+  ['features/ops'], // optional features behind seams the core declares; no core folder imports them
   ['transport', 'liveboard'],
   ['server', 'oauth'],
   ['tools'],
   ['exec', 'patch', 'context', 'publisher'],
   ['bounds'],
-  ['store'],
+  ['features/store', 'store'],
   ['net'],
   ['.'],
 ];
 
 /** @param {string} file a path relative to src/, with '/' separators */
 export function layerFolder(file) {
-  const slash = file.indexOf('/');
-  return slash === -1 ? '.' : file.slice(0, slash);
+  const parts = file.split('/');
+  if (parts.length === 1) return '.';
+  return parts[0] === 'features' && parts.length > 2 ? `features/${parts[1]}` : parts[0];
 }
 
 /** @param {string} folder @returns {number | undefined} */

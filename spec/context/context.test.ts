@@ -11,7 +11,7 @@ import {
 } from '../../src/context/index.js';
 import { readBounded } from '../../src/context/files.js';
 import { scanSkills } from '../../src/context/skills.js';
-import { tempDir } from '../store/support/temp.js';
+import { tempDir } from '../features/store/support/temp.js';
 
 function write(file: string, text: string | Buffer): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });

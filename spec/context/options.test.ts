@@ -10,7 +10,7 @@ import {
   loadContextOptions,
   type LoadContextInput,
 } from '../../src/context/index.js';
-import { tempDir } from '../store/support/temp.js';
+import { tempDir } from '../features/store/support/temp.js';
 
 function setup(config?: unknown) {
   const stateDir = tempDir();

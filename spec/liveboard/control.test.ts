@@ -12,7 +12,7 @@ import { describeOperatorInput, startControlServer, type ControlServer } from '.
 import { controlSocketPath } from '../../src/liveboard/paths.js';
 import { controlCall, controlStream, type ControlReply } from '../../src/liveboard/protocol.js';
 import type { TailRings } from '../../src/liveboard/tail.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type Store } from '../../src/features/store/index.js';
 import { realEngine, scratch, until } from './support.js';
 
 let dir: string;

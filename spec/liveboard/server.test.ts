@@ -10,7 +10,7 @@ import type { ExecEngine } from '../../src/exec/engine.js';
 import { startControlServer, type ControlServer } from '../../src/liveboard/control.js';
 import { AUTH_COOKIE, authCookieValue } from '../../src/liveboard/guard.js';
 import { startLiveboard, type Liveboard } from '../../src/liveboard/server.js';
-import { openStore, openStoreReader, type SqliteStore, type Store } from '../../src/store/index.js';
+import { openStore, openStoreReader, type SqliteStore, type Store } from '../../src/features/store/index.js';
 import { realEngine, request, scratch, SseReader, until, type RawResponse } from './support.js';
 
 let dir: string;

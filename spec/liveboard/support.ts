@@ -12,7 +12,7 @@ import { ExecEngine } from '../../src/exec/engine.js';
 import { pickShell, serverEnvironment } from '../../src/exec/environment.js';
 import { SpillStore } from '../../src/exec/spill.js';
 import { TailRings } from '../../src/liveboard/tail.js';
-import type { Store } from '../../src/store/index.js';
+import type { Store } from '../../src/features/store/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

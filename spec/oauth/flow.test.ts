@@ -9,7 +9,7 @@ import { hashSecret, normalizePairingCode, s256 } from '../../src/oauth/secrets.
 import { tokenRequest } from '../../src/oauth/token.js';
 import { endpoints } from '../../src/oauth/urls.js';
 import { SecretRegistry } from '../../src/secrets.js';
-import { OAuthStore } from '../../src/store/oauth.js';
+import { OAuthStore } from '../../src/features/store/oauth.js';
 
 const at = endpoints('http://127.0.0.1:7391');
 const REDIRECT = 'http://127.0.0.1:9/cb';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStoreReader } from '../../src/store/index.js';
+import { openStoreReader } from '../../src/features/store/index.js';
 import { filesContaining, gitWrapper, makeRepos, remoteBranch, startFakeGitHub, tempDir, TOKEN, type FakeGitHub, type Repos } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -13,7 +13,7 @@ import { instructionsFor } from '../server/instructions.js';
 import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 import type { OAuthOptions } from '../oauth/index.js';
-import type { OAuthStore } from '../store/oauth.js';
+import type { OAuthStore } from '../features/store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
 import { boundsInstruction } from './bounds.js';
 import type { Config } from './config/defaults.js';

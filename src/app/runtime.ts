@@ -14,7 +14,7 @@ import type { Liveboard } from '../liveboard/server.js';
 import { TailRings } from '../liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
 import type { SecretRegistry } from '../secrets.js';
-import { openStore } from '../store/index.js';
+import { openStore } from '../features/store/index.js';
 import { NO_OBSERVER, type Observer } from '../observe.js';
 import type { Log } from '../log.js';
 import type { Config } from './config/defaults.js';

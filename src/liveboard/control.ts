@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { Store } from '../store/index.js';
+import type { Store } from '../features/store/index.js';
 import { controlFolder, controlSocketPath, ensureControlFolder } from './paths.js';
 import {
   ControlRequestError,

@@ -13,7 +13,7 @@ import { liveboardBindProblem, type ListenAddress } from '../net/address.js';
 import { readJsonBody } from '../net/body.js';
 import { checkHostAndOrigin, checkToken, type Verdict } from '../net/guard.js';
 import { listenOn } from '../net/listen.js';
-import { isAgentId, StoreError } from '../store/index.js';
+import { isAgentId, StoreError } from '../features/store/index.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
 import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../net/browser.js';
 import { authCookieHeader, boardPolicy, checkPost } from './guard.js';

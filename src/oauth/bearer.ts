@@ -5,7 +5,7 @@
 // challenge that leads a client to the metadata (RFC 9728 §5.1); a broken store refuses too.
 
 import { sameSecret } from '../net/secret.js';
-import type { OAuthStore } from '../store/oauth.js';
+import type { OAuthStore } from '../features/store/oauth.js';
 import { hashSecret } from './secrets.js';
 import { audienceProblem, bearerChallenge, type Endpoints } from './urls.js';
 

@@ -6,7 +6,7 @@
 
 import net from 'node:net';
 import { quote } from '../errors.js';
-import type { OAuthClient, OAuthStore } from '../store/oauth.js';
+import type { OAuthClient, OAuthStore } from '../features/store/oauth.js';
 import { clientIdFor } from './secrets.js';
 
 export const MAX_REDIRECT_URIS = 10;

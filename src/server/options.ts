@@ -7,7 +7,7 @@ import type { ContextOptions } from '../context/index.js';
 import type { ExecEngine } from '../exec/engine.js';
 import type { Log } from '../log.js';
 import type { Observer } from '../observe.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../features/store/index.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 
 export type Mode = 'local' | 'sprite';

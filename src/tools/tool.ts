@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { PatchBounds } from '../bounds/confinement.js';
 import { clipText, quote } from '../errors.js';
 import type { ExecEngine } from '../exec/engine.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../features/store/index.js';
 import type { ExecResult, SchemaLimits } from './schemas.js';
 
 // What a tool body hands back: a structured exec result, or text (Codex-style for apply_patch).

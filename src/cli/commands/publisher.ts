@@ -18,7 +18,7 @@ import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV, PUB
 import { SAME_USER_FLAG } from '../../publisher/peers.js';
 import { readTokenFile, takeTokenFromEnv, type Secret } from '../../publisher/token.js';
 import { concealProcess, loadNativeAddon } from '../../native.js';
-import { loadDatabaseDriver, openStore } from '../../store/index.js';
+import { loadDatabaseDriver, openStore } from '../../features/store/index.js';
 import { mkdirpSync } from '../../fsutil.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';

@@ -3,7 +3,7 @@
 // after dom.js, whose helpers it takes from the one global `dom`).
 // Data flow: EventSource('/events') -> snapshot / update / tail -> keyed DOM updates (cards are
 // reused, so an alias being edited or an input being typed survives every update).
-// The row shapes are those of src/store/types.ts as feed.ts sends them (JSON).
+// The row shapes are those of src/features/store/types.ts as feed.ts sends them (JSON).
 
 /**
  * @typedef {{ serverId: string, pid: number, hostname: string, transport: string, mode: string,

@@ -2,11 +2,11 @@
 // and the memory mirror of this process's agents.
 
 import { describe, expect, it } from 'vitest';
-import { DegradeGuard } from '../../src/store/degrade.js';
-import { StoreError } from '../../src/store/errors.js';
-import { AgentMirror } from '../../src/store/mirror.js';
-import type { SqliteStore } from '../../src/store/sqlite.js';
-import { WriteBehind } from '../../src/store/writebehind.js';
+import { DegradeGuard } from '../../../src/features/store/degrade.js';
+import { StoreError } from '../../../src/features/store/errors.js';
+import { AgentMirror } from '../../../src/features/store/mirror.js';
+import type { SqliteStore } from '../../../src/features/store/sqlite.js';
+import { WriteBehind } from '../../../src/features/store/writebehind.js';
 
 type Batch = readonly { at: number; write: (store: SqliteStore) => void }[];
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { databasePath, isAgentId, openStore, StoreError, type Store } from '../../src/store/index.js';
+import { databasePath, isAgentId, openStore, StoreError, type Store } from '../../../src/features/store/index.js';
 import { tempDir } from './support/temp.js';
 
 // Every method a tool, the server or the Liveboard calls, twice over; none may throw.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeStoreFailure } from '../../src/store/errors.js';
-import { clip, newAgentId, normalizeAlias } from '../../src/store/identity.js';
-import { AGENT_ID_ALPHABET, ALIAS_MAX_CHARS, isAgentId, StoreError } from '../../src/store/index.js';
+import { describeStoreFailure } from '../../../src/features/store/errors.js';
+import { clip, newAgentId, normalizeAlias } from '../../../src/features/store/identity.js';
+import { AGENT_ID_ALPHABET, ALIAS_MAX_CHARS, isAgentId, StoreError } from '../../../src/features/store/index.js';
 
 describe('alias rules', () => {
   it('accepts up to 80 characters and yields one trimmed line', () => {

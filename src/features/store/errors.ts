@@ -2,7 +2,7 @@
 // Validation errors (a caller's mistake) are thrown to the caller; every other failure is an
 // environment problem that turns the store into a no-op (see safe.ts), announced once.
 
-import { ZodexError, isErrorCode, type StoreErrorCode } from '../errors.js';
+import { ZodexError, isErrorCode, type StoreErrorCode } from '../../errors.js';
 
 export type { StoreErrorCode };
 

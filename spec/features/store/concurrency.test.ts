@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databasePath, openStore } from '../../src/store/index.js';
+import { databasePath, openStore } from '../../../src/features/store/index.js';
 import { compileSources } from './support/compile.js';
 import { tempDir } from './support/temp.js';
 
@@ -25,7 +25,7 @@ let storeModule: string;
 
 beforeAll(() => {
   compiled = compileSources();
-  storeModule = path.join(compiled, 'src', 'store', 'index.js');
+  storeModule = path.join(compiled, 'src', 'features', 'store', 'index.js');
 });
 
 afterAll(() => {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/database.js';
+import { openDatabase } from '../../../src/features/store/database.js';
 import {
   AGENT_ID_ALPHABET,
   ALIAS_MAX_CHARS,
@@ -11,8 +11,8 @@ import {
   StoreError,
   SUMMARY_MAX_CHARS,
   type Store,
-} from '../../src/store/index.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+} from '../../../src/features/store/index.js';
+import { SqliteStore } from '../../../src/features/store/sqlite.js';
 import { manualClock, tempDir } from './support/temp.js';
 
 function open(stateDir: string, now?: () => number): { store: Store; warnings: string[] } {

@@ -3,7 +3,7 @@
 // then the migrations. Throws; the caller decides whether a failure degrades or exits.
 
 import fs from 'node:fs';
-import { mkdirpSync } from '../fsutil.js';
+import { mkdirpSync } from '../../fsutil.js';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 const SOURCES = ['src'];
 
@@ -21,7 +21,7 @@ function sourceFiles(entry: string): string[] {
     .map((name) => path.join(entry, name));
 }
 
-// Returns the output root: <root>/src/store/index.js etc. Remove it with fs.rmSync when done.
+// Returns the output root: <root>/src/features/store/index.js etc. Remove it with fs.rmSync when done.
 export function compileSources(): string {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-compiled-'));
   fs.writeFileSync(path.join(out, 'package.json'), JSON.stringify({ name: 'zodex', version: '0.0.0-test', type: 'module' }));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { databasePath, MIGRATIONS, migrate, openStore, openStoreReader, SCHEMA_VERSION, StoreError } from '../../src/store/index.js';
+import { databasePath, MIGRATIONS, migrate, openStore, openStoreReader, SCHEMA_VERSION, StoreError } from '../../../src/features/store/index.js';
 import { manualClock, tempDir } from './support/temp.js';
 
 function tables(file: string): string[] {
