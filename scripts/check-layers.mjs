@@ -19,7 +19,7 @@ export const LAYERS = [
   ['transport', 'liveboard'],
   ['server', 'oauth'],
   ['tools'],
-  ['exec', 'patch', 'context', 'publisher'],
+  ['exec', 'patch', 'features/context', 'context', 'publisher'],
   ['bounds'],
   ['features/store', 'store'],
   ['net'],

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll } from 'vitest';
-import { defaultContextOptions } from '../../src/context/index.js';
+import { defaultContextOptions } from '../../src/features/context/index.js';
 import type { ServerRuntime } from '../../src/server/options.js';
 
 const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-conversation-'));

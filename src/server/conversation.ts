@@ -6,7 +6,7 @@
 // error texts quoting inputs, context files) has each known secret value replaced on the way out.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ConversationContext } from '../context/index.js';
+import { ConversationContext } from '../features/context/index.js';
 import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
 import type { InvocationInfo, Outcome } from '../tools/index.js';
 import { errorResult } from './results.js';

@@ -3,7 +3,7 @@
 // argv Config, and knows no transport.
 
 import type { PatchBounds } from '../bounds/confinement.js';
-import type { ContextOptions } from '../context/index.js';
+import type { ContextOptions } from '../features/context/index.js';
 import type { ExecEngine } from '../exec/engine.js';
 import type { Log } from '../log.js';
 import type { Observer } from '../observe.js';

@@ -9,8 +9,8 @@ import {
   DEFAULT_CAPS,
   loadContextOptions,
   type LoadContextInput,
-} from '../../src/context/index.js';
-import { tempDir } from '../features/store/support/temp.js';
+} from '../../../src/features/context/index.js';
+import { tempDir } from '../store/support/temp.js';
 
 function setup(config?: unknown) {
   const stateDir = tempDir();

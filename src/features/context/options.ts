@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { nearestName, quote, ZodexError } from '../errors.js';
+import { nearestName, quote, ZodexError } from '../../errors.js';
 
 export const CONFIG_FILE_NAME = 'config.json'; // default: <stateDir>/config.json
 export const DEFAULT_AGENTS_MAX_BYTES = 32 * 1024; // as Codex's project_doc_max_bytes

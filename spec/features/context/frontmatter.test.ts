@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseFrontMatter } from '../../src/context/frontmatter.js';
+import { parseFrontMatter } from '../../../src/features/context/frontmatter.js';
 
 function fields(text: string): Record<string, string> {
   const result = parseFrontMatter(text);

@@ -8,10 +8,10 @@ import {
   globalContext,
   workdirContext,
   type ContextOptions,
-} from '../../src/context/index.js';
-import { readBounded } from '../../src/context/files.js';
-import { scanSkills } from '../../src/context/skills.js';
-import { tempDir } from '../features/store/support/temp.js';
+} from '../../../src/features/context/index.js';
+import { readBounded } from '../../../src/features/context/files.js';
+import { scanSkills } from '../../../src/features/context/skills.js';
+import { tempDir } from '../store/support/temp.js';
 
 function write(file: string, text: string | Buffer): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });
