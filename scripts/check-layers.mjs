@@ -19,7 +19,7 @@ export const LAYERS = [
   ['transport', 'liveboard'],
   ['server', 'oauth'],
   ['tools'],
-  ['exec', 'patch', 'features/context', 'context', 'publisher'],
+  ['exec', 'patch', 'features/context', 'context', 'features/publisher', 'publisher'],
   ['bounds'],
   ['features/store', 'store'],
   ['net'],

@@ -19,9 +19,9 @@ import { probeAdvice, probeConfinement, runConfinedShells } from '../exec/confin
 import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
 import type { RefusalNotes } from '../exec/session.js';
 import { CONFINE_ENV, encodeConfinement } from '../exec/wire.js';
-import { sendPublisherRequest } from '../publisher/client.js';
-import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../publisher/paths.js';
-import { statusResultSchema } from '../publisher/protocol.js';
+import { sendPublisherRequest } from '../features/publisher/client.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../features/publisher/paths.js';
+import { statusResultSchema } from '../features/publisher/protocol.js';
 import type { Config } from './config/defaults.js';
 
 // zodexd's private folder (its copy of zodex-spawn, the redacted copies), masked from commands,

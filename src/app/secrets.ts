@@ -10,7 +10,7 @@
 // makes it non-dumpable, so no child inherits them and no command reads them from /proc.
 
 import { concealProcess } from '../native.js';
-import { PUBLISHER_SECRET_ENV } from '../publisher/paths.js';
+import { PUBLISHER_SECRET_ENV } from '../features/publisher/paths.js';
 import { SecretRegistry } from '../secrets.js';
 import type { Config } from './config/defaults.js';
 

@@ -7,7 +7,7 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ConversationContext } from '../features/context/index.js';
-import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
+import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../features/publisher/paths.js';
 import type { InvocationInfo, Outcome } from '../tools/index.js';
 import { errorResult } from './results.js';
 import type { ServerRuntime } from './options.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultPublisherSocket, ensureSocketFolder } from '../../src/publisher/paths.js';
+import { defaultPublisherSocket, ensureSocketFolder } from '../../../src/features/publisher/paths.js';
 import { tempDir } from './helpers.js';
 
 describe('defaultPublisherSocket', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parsePublisherArgs, type PublisherSettings } from '../../src/cli/commands/publisher.js';
+import { parsePublisherArgs, type PublisherSettings } from '../../../src/cli/commands/publisher.js';
 import { tempDir, TOKEN } from './helpers.js';
 
 function setup(): { dir: string; tokenFile: string; configFile: string } {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPublisherConfig, parsePublisherConfig } from '../../src/publisher/config.js';
+import { loadPublisherConfig, parsePublisherConfig } from '../../../src/features/publisher/config.js';
 import { tempDir } from './helpers.js';
 
 describe('publisher config', () => {

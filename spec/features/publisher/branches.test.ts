@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBranchName, protectedPatternFor } from '../../src/publisher/branches.js';
+import { checkBranchName, protectedPatternFor } from '../../../src/features/publisher/branches.js';
 
 describe('branch rules', () => {
   it('accepts ordinary branch names', () => {

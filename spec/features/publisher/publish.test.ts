@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WriteMode } from '../../src/bounds/modes.js';
+import type { WriteMode } from '../../../src/bounds/modes.js';
 import {
   agent,
   closedPort,
@@ -302,7 +302,7 @@ describe('refusals (publish-pr mode): each leaves the remote and GitHub untouche
 describe('the daemon checks, it does not trust the client', () => {
   it('refuses a claimed commit that is not HEAD, and a claimed branch that is not checked out', async () => {
     const { socketPath } = await daemon('publish-pr');
-    const { sendPublisherRequest } = await import('../../src/publisher/client.js');
+    const { sendPublisherRequest } = await import('../../../src/features/publisher/client.js');
     const base = { op: 'publish-pr', repoPath: repos.work, branch: 'feature', title: 't', base: 'main' };
     const wrongCommit = await sendPublisherRequest(socketPath, { ...base, commit: 'a'.repeat(40) }, 'r1');
     expect(wrongCommit).toMatchObject({ id: 'r1', ok: false, error: { code: 'COMMIT_MISMATCH' } });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdirPrivate, privateFolderProblem } from '../fsutil.js';
+import { mkdirPrivate, privateFolderProblem } from '../../fsutil.js';
 import { PublisherError } from './errors.js';
 
 // Set by zodexd in exec_command sessions; read by zodex-agent (`--socket PATH` wins).

@@ -2,13 +2,13 @@
 // The daemon takes a PublicationLog; `zodex publisher` passes one backed by the history store.
 // Rows are built from redacted text only.
 
-import type { PublicationInput } from '../features/store/types.js';
+import type { PublicationInput } from '../store/types.js';
 
 // The store's own row: agent, repository (owner/repo when the remote was matched to one,
 // otherwise the checkout path), branch, commit, PR URL, outcome, error ("CODE: message" for
 // refused and failed rows) and mode (plus the op when it is not publish-pr: "direct (push)").
 export type PublicationRow = PublicationInput;
-export type { PublicationOutcome } from '../features/store/types.js';
+export type { PublicationOutcome } from '../store/types.js';
 
 export interface PublicationLog {
   record(row: PublicationRow): void | Promise<void>;

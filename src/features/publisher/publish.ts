@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { checkBranchName, protectedPatternFor } from './branches.js';
-import type { WriteMode } from '../bounds/modes.js';
+import type { WriteMode } from '../../bounds/modes.js';
 import type { PublisherConfig } from './config.js';
 import { PublisherError } from './errors.js';
 import { gitFailure, inspectCheckout, pushFailureKind, type CheckoutState, type GitRunner, type StagingRepo } from './git.js';

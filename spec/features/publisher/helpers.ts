@@ -6,18 +6,18 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import { serveGitCgi } from '../../packages/conformance/harness/git-http.js';
+import { serveGitCgi } from '../../../packages/conformance/harness/git-http.js';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { runAgentCli } from '../../src/publisher/agent.js';
-import type { WriteMode } from '../../src/bounds/modes.js';
-import { parsePublisherConfig } from '../../src/publisher/config.js';
-import { startPublisherDaemon, type PublisherDaemon } from '../../src/publisher/daemon.js';
-import { MemoryPublicationLog } from '../../src/publisher/history.js';
-import { AGENT_ID_ENV, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../../src/publisher/paths.js';
-import type { PeerPolicy } from '../../src/publisher/peers.js';
-import { Secret } from '../../src/publisher/token.js';
+import { runAgentCli } from '../../../src/features/publisher/agent.js';
+import type { WriteMode } from '../../../src/bounds/modes.js';
+import { parsePublisherConfig } from '../../../src/features/publisher/config.js';
+import { startPublisherDaemon, type PublisherDaemon } from '../../../src/features/publisher/daemon.js';
+import { MemoryPublicationLog } from '../../../src/features/publisher/history.js';
+import { AGENT_ID_ENV, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../../../src/features/publisher/paths.js';
+import type { PeerPolicy } from '../../../src/features/publisher/peers.js';
+import { Secret } from '../../../src/features/publisher/token.js';
 
 export const TOKEN = 'ghp_TESTtoken0123456789abcdefSECRET';
 export const OWNER = 'acme';

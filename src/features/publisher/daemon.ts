@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { WriteMode } from '../bounds/modes.js';
+import type { WriteMode } from '../../bounds/modes.js';
 import type { PublisherConfig } from './config.js';
 import { PublisherError, REFUSAL_CODES, type PublisherErrorCode } from './errors.js';
 import { createGitRunner, StagingRepo } from './git.js';

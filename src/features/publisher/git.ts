@@ -8,7 +8,7 @@
 
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { mkdirpSync } from '../fsutil.js';
+import { mkdirpSync } from '../../fsutil.js';
 import path from 'node:path';
 import { PublisherError } from './errors.js';
 import { PUBLISHER_SECRET_ENV } from './paths.js';

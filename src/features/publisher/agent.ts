@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { WRITE_MODE_ENV, WRITE_MODES, type WriteMode } from '../bounds/modes.js';
+import { WRITE_MODE_ENV, WRITE_MODES, type WriteMode } from '../../bounds/modes.js';
 import { sendPublisherRequest } from './client.js';
 import { PublisherError } from './errors.js';
 import { AGENT_ID_ENV, defaultPublisherSocket, PUBLISHER_SOCKET_ENV } from './paths.js';

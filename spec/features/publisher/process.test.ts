@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openStoreReader } from '../../src/features/store/index.js';
+import { openStoreReader } from '../../../src/features/store/index.js';
 import { filesContaining, gitWrapper, makeRepos, remoteBranch, startFakeGitHub, tempDir, TOKEN, type FakeGitHub, type Repos } from './helpers.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const REGISTER = path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const REGISTER = path.join(ROOT, 'spec/features/publisher/fixtures/register-ts.mjs');
 const ZODEX = path.join(ROOT, 'src/cli/zodex.ts');
 const AGENT = path.join(ROOT, 'src/cli/zodex-agent.ts');
 

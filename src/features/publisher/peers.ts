@@ -5,7 +5,7 @@
 // the daemon and not --allow-same-user-token-readable -> PEER_REFUSED; unknown peer -> PEER_REFUSED.
 
 import type net from 'node:net';
-import { peerCredentials } from '../native.js';
+import { peerCredentials } from '../../native.js';
 import { PublisherError } from './errors.js';
 
 export const SAME_USER_FLAG = '--allow-same-user-token-readable';

@@ -2,7 +2,7 @@
 // `{ ok: false, error: { code, message } }` response in one place (daemon.ts); zodex-agent
 // prints `CODE: message` on one line and exits 1. Messages say what to do about it.
 
-import { PUBLISHER_REFUSAL_CODES, ZodexError, type PublisherErrorCode } from '../errors.js';
+import { PUBLISHER_REFUSAL_CODES, ZodexError, type PublisherErrorCode } from '../../errors.js';
 
 // The codes, each with its meaning, are registered in errors.ts (never in a tool result).
 export type { PublisherErrorCode };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRequest, requestIdOf } from '../../src/publisher/protocol.js';
+import { parseRequest, requestIdOf } from '../../../src/features/publisher/protocol.js';
 
 const SHA = 'a'.repeat(40);
 

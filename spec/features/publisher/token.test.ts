@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { gitBaseEnv, StagingRepo, type GitRunner } from '../../src/publisher/git.js';
-import { gitConfigEnv, readTokenFile, redactor, Secret, takeTokenFromEnv } from '../../src/publisher/token.js';
+import { gitBaseEnv, StagingRepo, type GitRunner } from '../../../src/features/publisher/git.js';
+import { gitConfigEnv, readTokenFile, redactor, Secret, takeTokenFromEnv } from '../../../src/features/publisher/token.js';
 import { tempDir, TOKEN } from './helpers.js';
 
 const BASIC = Buffer.from(`x-access-token:${TOKEN}`).toString('base64');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parsePublisherConfig } from '../../src/publisher/config.js';
-import { PublisherError } from '../../src/publisher/errors.js';
-import { displayUrl, normalizeRemoteUrl, parseGitHubUrl, resolveRemote } from '../../src/publisher/remotes.js';
+import { parsePublisherConfig } from '../../../src/features/publisher/config.js';
+import { PublisherError } from '../../../src/features/publisher/errors.js';
+import { displayUrl, normalizeRemoteUrl, parseGitHubUrl, resolveRemote } from '../../../src/features/publisher/remotes.js';
 
 describe('parseGitHubUrl', () => {
   it('reads owner/repo from the URL forms git uses for GitHub', () => {

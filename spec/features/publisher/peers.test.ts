@@ -13,8 +13,8 @@ import { makeRepos, startDaemon, type DaemonHandle, type Repos } from './helpers
 
 const run = promisify(execFile);
 const NOBODY = 65534; // nobody:nogroup on Debian
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const PUBLISHER = ['--import', path.join(ROOT, 'spec/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const PUBLISHER = ['--import', path.join(ROOT, 'spec/features/publisher/fixtures/register-ts.mjs'), path.join(ROOT, 'src/cli/zodex.ts'), 'publisher'];
 
 let repos: Repos;
 let open: DaemonHandle[] = [];
@@ -173,7 +173,7 @@ describe.runIf(root)('zodex publisher --user', () => {
   }, 40_000);
 
   it('refuses --user without --socket and --state-dir', async () => {
-    const { parsePublisherArgs } = await import('../../src/cli/commands/publisher.js');
+    const { parsePublisherArgs } = await import('../../../src/cli/commands/publisher.js');
     expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
     expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
   });
