@@ -17,7 +17,7 @@ export const LAYERS = [
   ['app'],
   ['features/ops'], // optional features behind seams the core declares; no core folder imports them
   ['transport', 'liveboard'],
-  ['server', 'oauth'],
+  ['server', 'features/oauth', 'oauth'],
   ['tools'],
   ['exec', 'patch', 'features/context', 'context', 'features/publisher', 'publisher'],
   ['bounds'],

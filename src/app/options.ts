@@ -12,7 +12,7 @@ import { guardPolicy, type GuardPolicy } from '../net/guard.js';
 import { instructionsFor } from '../server/instructions.js';
 import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
-import type { OAuthOptions } from '../oauth/index.js';
+import type { OAuthOptions } from '../features/oauth/index.js';
 import type { OAuthStore } from '../features/store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
 import { boundsInstruction } from './bounds.js';

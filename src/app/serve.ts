@@ -45,7 +45,7 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
   // 2025-11-25 conversations find the agent their calls' _meta names in the same table.
   const open = conversationFactory(runtime, modern.agents);
   if (config.transport === 'http') {
-    const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../features/store/oauth.js'), import('../transport/http.js')]);
+    const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../features/oauth/index.js'), import('../features/store/oauth.js'), import('../transport/http.js')]);
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
     // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
     const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log, secrets: runtime.secrets })) : undefined;

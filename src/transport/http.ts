@@ -16,7 +16,7 @@ import type { ListenAddress } from '../net/address.js';
 import { readJsonBody } from '../net/body.js';
 import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
 import { listenOn, type BoundAddress } from '../net/listen.js';
-import type { OAuth } from '../oauth/index.js';
+import type { OAuth } from '../features/oauth/index.js';
 import type { ModernServer } from '../server/modern/dispatch.js';
 import { MODERN_VERSION } from '../server/modern/envelope.js';
 import { cancelOnDrop } from './cancel.js';

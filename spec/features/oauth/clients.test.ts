@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientError, MAX_METADATA_FETCHES, MAX_REGISTERED_CLIENTS, MAX_UNAPPROVED_PER_SOURCE, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../src/oauth/clients.js';
-import { OAuthStore } from '../../src/features/store/oauth.js';
+import { ClientError, MAX_METADATA_FETCHES, MAX_REGISTERED_CLIENTS, MAX_UNAPPROVED_PER_SOURCE, redirectMatches, redirectUriProblem, registerClient, resolveClient, type ClientLookup } from '../../../src/features/oauth/clients.js';
+import { OAuthStore } from '../../../src/features/store/oauth.js';
 
 const stores: { store: OAuthStore; dir: string }[] = [];
 afterEach(() => {

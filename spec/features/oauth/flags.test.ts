@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../../src/app/config/defaults.js';
-import { UsageError } from '../../src/app/config/errors.js';
-import { configFor, parseCli } from '../../src/app/config/parse.js';
+import type { Config } from '../../../src/app/config/defaults.js';
+import { UsageError } from '../../../src/app/config/errors.js';
+import { configFor, parseCli } from '../../../src/app/config/parse.js';
 
 const http = ['--transport', 'http'];
 
@@ -55,7 +55,7 @@ describe('--listen unix:PATH', () => {
 
 describe('zodex oauth', () => {
   it('pair makes a code that the store takes once; clients and revoke speak of a missing database plainly', async () => {
-    const { runZodex } = await import('../../src/cli/zodex.js');
+    const { runZodex } = await import('../../../src/cli/zodex.js');
     const fs = await import('node:fs');
     const os = await import('node:os');
     const path = await import('node:path');

@@ -4,8 +4,8 @@
 // another zodexd on the same state dir is refused whatever Host the request names). Refusals are 401 with the
 // challenge that leads a client to the metadata (RFC 9728 §5.1); a broken store refuses too.
 
-import { sameSecret } from '../net/secret.js';
-import type { OAuthStore } from '../features/store/oauth.js';
+import { sameSecret } from '../../net/secret.js';
+import type { OAuthStore } from '../store/oauth.js';
 import { hashSecret } from './secrets.js';
 import { audienceProblem, bearerChallenge, type Endpoints } from './urls.js';
 

@@ -5,8 +5,8 @@
 // accepted only when allowLoopbackDocuments is set (zodexd: loopback listener, no --public-url).
 
 import net from 'node:net';
-import { quote } from '../errors.js';
-import type { OAuthClient, OAuthStore } from '../features/store/oauth.js';
+import { quote } from '../../errors.js';
+import type { OAuthClient, OAuthStore } from '../store/oauth.js';
 import { clientIdFor } from './secrets.js';
 
 export const MAX_REDIRECT_URIS = 10;

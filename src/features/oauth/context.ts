@@ -2,7 +2,7 @@
 // authorization requests waiting for the operator, and the codes issued but not yet exchanged
 // (both in memory: they live minutes, and a restart simply asks the client to start again).
 
-import type { OAuthClient, OAuthStore } from '../features/store/oauth.js';
+import type { OAuthClient, OAuthStore } from '../store/oauth.js';
 import type { ClientLookup } from './clients.js';
 
 export const PENDING_TTL_MS = 10 * 60_000; // the operator has ten minutes to approve

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { renderGrantsPage } from '../../src/liveboard/grants.js';
-import type { PendingRequest } from '../../src/oauth/context.js';
-import { renderApprovalPage, renderErrorPage } from '../../src/oauth/page.js';
+import { renderGrantsPage } from '../../../src/liveboard/grants.js';
+import type { PendingRequest } from '../../../src/features/oauth/context.js';
+import { renderApprovalPage, renderErrorPage } from '../../../src/features/oauth/page.js';
 
 const evil = '"><script>alert(1)</script>';
 const request: PendingRequest = {

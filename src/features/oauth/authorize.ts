@@ -5,8 +5,8 @@
 // approval page -> POST /oauth/authorize/decision with the code -> grant + authorization code.
 
 import { randomBytes } from 'node:crypto';
-import { quote } from '../errors.js';
-import { sameSecret } from '../net/secret.js';
+import { quote } from '../../errors.js';
+import { sameSecret } from '../../net/secret.js';
 import { ClientError, redirectMatches, resolveClient } from './clients.js';
 import { CODE_TTL_MS, makeRoom, MAX_PAIRING_ATTEMPTS, PENDING_TTL_MS, repeatedParameter, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
 import { grantId, hashSecret, newPairingCode, normalizePairingCode, PKCE_VALUE, secret } from './secrets.js';

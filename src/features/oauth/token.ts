@@ -6,7 +6,7 @@
 // is spent, so a copy presented without its verifier spends nothing; presented again after a
 // successful exchange, it revokes its grant (§4.1.3). Answers are RFC 6749 §5 JSON.
 
-import { quote } from '../errors.js';
+import { quote } from '../../errors.js';
 import { REFRESH_REUSE_GRACE_MS, REFRESH_TOKEN_TTL_MS, repeatedParameter, sweep, type OAuthContext } from './context.js';
 import { hashSecret, PKCE_VALUE, s256, secret } from './secrets.js';
 import { audienceProblem, type Endpoints } from './urls.js';

@@ -4,7 +4,7 @@
 // token (net/browser.ts checks both) and then follows the redirect the answer names.
 
 import os from 'node:os';
-import { escapeHtml } from '../net/browser.js';
+import { escapeHtml } from '../../net/browser.js';
 import type { PendingRequest } from './context.js';
 import { PATHS } from './urls.js';
 

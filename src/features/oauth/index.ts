@@ -7,9 +7,9 @@
 // onRevoked's listeners, which end its sessions and kill its commands.
 
 import type http from 'node:http';
-import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../net/browser.js';
-import { readBodyText } from '../net/body.js';
-import type { OAuthStore } from '../features/store/oauth.js';
+import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../../net/browser.js';
+import { readBodyText } from '../../net/body.js';
+import type { OAuthStore } from '../store/oauth.js';
 import { authorize, decide } from './authorize.js';
 import { BearerCheck, type BearerVerdict } from './bearer.js';
 import { ClientError, registerClient } from './clients.js';
