@@ -16,7 +16,7 @@ export const LAYERS = [
   ['cli'],
   ['app'],
   ['features/ops'], // optional features behind seams the core declares; no core folder imports them
-  ['transport', 'liveboard'],
+  ['transport', 'features/liveboard', 'liveboard'],
   ['server', 'features/oauth', 'oauth'],
   ['tools'],
   ['exec', 'patch', 'features/context', 'context', 'features/publisher', 'publisher'],

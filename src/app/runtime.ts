@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { ExecEngine } from '../exec/engine.js';
 import { captureLoginEnvironment, chooseShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/spill.js';
-import { startControlServer, type ControlServer } from '../liveboard/control.js';
-import type { Liveboard } from '../liveboard/server.js';
-import { TailRings } from '../liveboard/tail.js';
+import { startControlServer, type ControlServer } from '../features/liveboard/control.js';
+import type { Liveboard } from '../features/liveboard/server.js';
+import { TailRings } from '../features/liveboard/tail.js';
 import type { ServerRuntime } from '../server/options.js';
 import type { SecretRegistry } from '../secrets.js';
 import { openStore } from '../features/store/index.js';
@@ -95,7 +95,7 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   const board = config.liveboard;
   const liveboard: Promise<Liveboard | undefined> = board
     ? control.ready
-        .then(() => import('../liveboard/server.js')) // loaded only when asked for
+        .then(() => import('../features/liveboard/server.js')) // loaded only when asked for
         .then(({ startLiveboard }) => startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }))
     : Promise.resolve(undefined);
   let killing: Promise<void> | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderGrantsPage } from '../../../src/liveboard/grants.js';
+import { renderGrantsPage } from '../../../src/features/liveboard/grants.js';
 import type { PendingRequest } from '../../../src/features/oauth/context.js';
 import { renderApprovalPage, renderErrorPage } from '../../../src/features/oauth/page.js';
 

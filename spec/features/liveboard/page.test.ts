@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy } from '../../src/net/browser.js';
-import { renderPage, SCRIPT_FILES } from '../../src/liveboard/page.js';
+import { contentSecurityPolicy } from '../../../src/net/browser.js';
+import { renderPage, SCRIPT_FILES } from '../../../src/features/liveboard/page.js';
 
 const html = renderPage({ nonce: 'NONCE123', csrfToken: 'CSRF456' });
 
@@ -41,7 +41,7 @@ describe('the Liveboard page', () => {
 
 describe("the Liveboard's browser script", () => {
   it('is served exactly as its own files, which the typecheck checks against the DOM', () => {
-    const folder = path.join(__dirname, '../../src/liveboard/browser');
+    const folder = path.join(__dirname, '../../../src/features/liveboard/browser');
     expect(fs.readdirSync(folder).filter((name) => name.endsWith('.js')).sort()).toEqual([...SCRIPT_FILES].sort());
     const scripts = SCRIPT_FILES.map((name) => fs.readFileSync(path.join(folder, name), 'utf8'));
     for (const script of scripts) expect(script.startsWith('// @ts-check\n')).toBe(true);
@@ -49,7 +49,7 @@ describe("the Liveboard's browser script", () => {
     const config = fs.readFileSync(path.join(folder, 'tsconfig.json'), 'utf8');
     expect(config).toMatch(/"checkJs": true/);
     expect(config).toMatch(/"DOM"/);
-    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.typecheck).toContain('tsc -p src/liveboard/browser/tsconfig.json');
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.typecheck).toContain('tsc -p src/features/liveboard/browser/tsconfig.json');
   });
 });

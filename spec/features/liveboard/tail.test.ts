@@ -2,7 +2,7 @@
 // joined, and the pending buffer of a slow reader.
 
 import { describe, expect, it } from 'vitest';
-import { keepTail, PendingTail, TAIL_MAX_BYTES, TAIL_MAX_CHARS, TailRings, type TailEvent, type TailSource } from '../../src/liveboard/tail.js';
+import { keepTail, PendingTail, TAIL_MAX_BYTES, TAIL_MAX_CHARS, TailRings, type TailEvent, type TailSource } from '../../../src/features/liveboard/tail.js';
 
 class FakeSession implements TailSource {
   end: { exitCode: number; reason: string } | undefined;

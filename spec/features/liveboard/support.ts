@@ -6,15 +6,15 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configFor } from '../../src/app/config/parse.js';
-import { engineOptions } from '../../src/app/options.js';
-import { ExecEngine } from '../../src/exec/engine.js';
-import { pickShell, serverEnvironment } from '../../src/exec/environment.js';
-import { SpillStore } from '../../src/exec/spill.js';
-import { TailRings } from '../../src/liveboard/tail.js';
-import type { Store } from '../../src/features/store/index.js';
+import { configFor } from '../../../src/app/config/parse.js';
+import { engineOptions } from '../../../src/app/options.js';
+import { ExecEngine } from '../../../src/exec/engine.js';
+import { pickShell, serverEnvironment } from '../../../src/exec/environment.js';
+import { SpillStore } from '../../../src/exec/spill.js';
+import { TailRings } from '../../../src/features/liveboard/tail.js';
+import type { Store } from '../../../src/features/store/index.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export function scratch(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `zodex-liveboard-${prefix}-`));

@@ -4,9 +4,9 @@
 
 import fs from 'node:fs';
 import type http from 'node:http';
-import { escapeHtml } from '../net/browser.js';
-import { databasePath } from '../features/store/index.js';
-import { OAuthStore, type OAuthGrant } from '../features/store/oauth.js';
+import { escapeHtml } from '../../net/browser.js';
+import { databasePath } from '../store/index.js';
+import { OAuthStore, type OAuthGrant } from '../store/oauth.js';
 
 export const GRANTS_PATH = '/grants';
 export const REVOKE_PATH = /^\/api\/oauth\/grants\/(zg_[A-Za-z0-9_-]{1,40})\/revoke$/;

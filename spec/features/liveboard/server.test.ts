@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExecEngine } from '../../src/exec/engine.js';
-import { startControlServer, type ControlServer } from '../../src/liveboard/control.js';
-import { AUTH_COOKIE, authCookieValue } from '../../src/liveboard/guard.js';
-import { startLiveboard, type Liveboard } from '../../src/liveboard/server.js';
-import { openStore, openStoreReader, type SqliteStore, type Store } from '../../src/features/store/index.js';
+import type { ExecEngine } from '../../../src/exec/engine.js';
+import { startControlServer, type ControlServer } from '../../../src/features/liveboard/control.js';
+import { AUTH_COOKIE, authCookieValue } from '../../../src/features/liveboard/guard.js';
+import { startLiveboard, type Liveboard } from '../../../src/features/liveboard/server.js';
+import { openStore, openStoreReader, type SqliteStore, type Store } from '../../../src/features/store/index.js';
 import { realEngine, request, scratch, SseReader, until, type RawResponse } from './support.js';
 
 let dir: string;

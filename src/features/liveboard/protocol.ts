@@ -19,8 +19,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ControlErrorCode } from '../errors.js';
-import { parseVersionedLine, readLines } from '../net/jsonlines.js';
+import type { ControlErrorCode } from '../../errors.js';
+import { parseVersionedLine, readLines } from '../../net/jsonlines.js';
 import { checkControlFolder } from './paths.js';
 
 export const CONTROL_PROTOCOL_VERSION = 1;

@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExecEngine } from '../../src/exec/engine.js';
-import { describeOperatorInput, startControlServer, type ControlServer } from '../../src/liveboard/control.js';
-import { controlSocketPath } from '../../src/liveboard/paths.js';
-import { controlCall, controlStream, type ControlReply } from '../../src/liveboard/protocol.js';
-import type { TailRings } from '../../src/liveboard/tail.js';
-import { openStore, type Store } from '../../src/features/store/index.js';
+import type { ExecEngine } from '../../../src/exec/engine.js';
+import { describeOperatorInput, startControlServer, type ControlServer } from '../../../src/features/liveboard/control.js';
+import { controlSocketPath } from '../../../src/features/liveboard/paths.js';
+import { controlCall, controlStream, type ControlReply } from '../../../src/features/liveboard/protocol.js';
+import type { TailRings } from '../../../src/features/liveboard/tail.js';
+import { openStore, type Store } from '../../../src/features/store/index.js';
 import { realEngine, scratch, until } from './support.js';
 
 let dir: string;

@@ -6,7 +6,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../src/features/store/index.js';
+import type { Store } from '../../../src/features/store/index.js';
 import { realEngine, scratch } from './support.js';
 
 v8.setFlagsFromString('--expose-gc');

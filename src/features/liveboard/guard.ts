@@ -8,9 +8,9 @@
 
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ListenAddress } from '../net/address.js';
-import { guardPolicy, type GuardPolicy, type Verdict } from '../net/guard.js';
-import { checkPagePost } from '../net/browser.js';
+import type { ListenAddress } from '../../net/address.js';
+import { guardPolicy, type GuardPolicy, type Verdict } from '../../net/guard.js';
+import { checkPagePost } from '../../net/browser.js';
 
 export const CSRF_HEADER = 'x-zodex-liveboard';
 export const AUTH_COOKIE = 'zodex_liveboard';

@@ -9,13 +9,13 @@
 // route; POSTs also pass checkPost (own Origin, JSON, CSRF header). No CORS, ever.
 
 import http from 'node:http';
-import { liveboardBindProblem, type ListenAddress } from '../net/address.js';
-import { readJsonBody } from '../net/body.js';
-import { checkHostAndOrigin, checkToken, type Verdict } from '../net/guard.js';
-import { listenOn } from '../net/listen.js';
-import { isAgentId, StoreError } from '../features/store/index.js';
+import { liveboardBindProblem, type ListenAddress } from '../../net/address.js';
+import { readJsonBody } from '../../net/body.js';
+import { checkHostAndOrigin, checkToken, type Verdict } from '../../net/guard.js';
+import { listenOn } from '../../net/listen.js';
+import { isAgentId, StoreError } from '../store/index.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
-import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../net/browser.js';
+import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../../net/browser.js';
 import { authCookieHeader, boardPolicy, checkPost } from './guard.js';
 import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
 import { GRANTS_PATH, readGrants, renderGrantsPage, REVOKE_PATH, revokeGrant } from './grants.js';

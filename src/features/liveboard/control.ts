@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import type { Store } from '../features/store/index.js';
+import type { Store } from '../store/index.js';
 import { controlFolder, controlSocketPath, ensureControlFolder } from './paths.js';
 import {
   ControlRequestError,
@@ -16,7 +16,7 @@ import {
   type ControlReply,
   type ControlRequest,
 } from './protocol.js';
-import { readLines } from '../net/jsonlines.js';
+import { readLines } from '../../net/jsonlines.js';
 import { PendingTail, type TailRings } from './tail.js';
 
 // What the control server needs of a session (exec/session.ts's Session).

@@ -5,8 +5,8 @@
 // Flow: engine start -> TailRings.track(session) -> session.onOutput -> TailRing.push -> readers.
 
 import { TextDecoder } from 'node:util';
-import { Ring } from '../exec/ring.js';
-import { firstCharBoundary } from '../exec/utf8.js';
+import { Ring } from '../../exec/ring.js';
+import { firstCharBoundary } from '../../exec/utf8.js';
 
 export const TAIL_MAX_BYTES = 16 * 1024; // a few screens: enough to see what a command is doing
 export const TAIL_MAX_CHARS = TAIL_MAX_BYTES; // what readers keep of the decoded text

@@ -2,7 +2,7 @@
 // session (from whichever zodexd owns it), its recent text for pages that open later, and new
 // pieces broadcast every FLUSH_MS. Sessions come from the feed; a session no longer listed is dropped.
 
-import type { SessionRow } from '../features/store/index.js';
+import type { SessionRow } from '../store/index.js';
 import { controlSocketPath } from './paths.js';
 import { controlStream, type ControlReply, type ControlRequest } from './protocol.js';
 import { keepTail, PendingTail, type TailEnd } from './tail.js';

@@ -4,7 +4,7 @@
 // read again and only those that differ go out (an update). Liveness (a heartbeat going stale, a
 // pid gone) changes without a change row, so everything is also re-read every REFRESH_INTERVAL_MS.
 
-import type { AgentRow, HistoryRow, ServerRow, SessionRow, Store } from '../features/store/index.js';
+import type { AgentRow, HistoryRow, ServerRow, SessionRow, Store } from '../store/index.js';
 
 export const POLL_INTERVAL_MS = 200; // the issue: a change reaches every page within one second
 export const REFRESH_INTERVAL_MS = 5_000;

@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIVEBOARD_LISTEN, parseLiveboardArgs } from '../../src/cli/commands/liveboard.js';
-import type { CliIo } from '../../src/cli/commands/command.js';
-import { UsageError } from '../../src/app/config/errors.js';
-import { configFor } from '../../src/app/config/parse.js';
-import { USAGE } from '../../src/app/config/usage.js';
-import { runZodex } from '../../src/cli/zodex.js';
+import { DEFAULT_LIVEBOARD_LISTEN, parseLiveboardArgs } from '../../../src/cli/commands/liveboard.js';
+import type { CliIo } from '../../../src/cli/commands/command.js';
+import { UsageError } from '../../../src/app/config/errors.js';
+import { configFor } from '../../../src/app/config/parse.js';
+import { USAGE } from '../../../src/app/config/usage.js';
+import { runZodex } from '../../../src/cli/zodex.js';
 import { scratch } from './support.js';
 
 const TOKEN = 'a-token-of-at-least-16-characters';
@@ -83,7 +83,7 @@ describe('zodex liveboard with ZODEX_AUTH_TOKEN', () => {
   it('keeps the token out of /proc/PID/environ once read', async () => {
     const { spawn } = await import('node:child_process');
     const dir = scratch('env');
-    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../dist/cli/zodex.js'), 'liveboard', '--listen', '127.0.0.1:0', '--state-dir', path.join(dir, 'state')], {
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../../dist/cli/zodex.js'), 'liveboard', '--listen', '127.0.0.1:0', '--state-dir', path.join(dir, 'state')], {
       env: { ...process.env, ZODEX_AUTH_TOKEN: TOKEN },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

@@ -3,10 +3,10 @@
 // the store (sessions.server_id). The run folder must be a real directory of ours, 0700; the
 // socket itself is 0600. A folder that is a symlink, foreign or open to others is refused.
 
-import { mkdirPrivate, mkdirpSync, privateFolderProblem } from '../fsutil.js';
+import { mkdirPrivate, mkdirpSync, privateFolderProblem } from '../../fsutil.js';
 import path from 'node:path';
-import { ZodexError, type LiveboardErrorCode } from '../errors.js';
-import { MAX_SOCKET_PATH_BYTES } from '../net/unix-socket.js';
+import { ZodexError, type LiveboardErrorCode } from '../../errors.js';
+import { MAX_SOCKET_PATH_BYTES } from '../../net/unix-socket.js';
 
 export const CONTROL_FOLDER_NAME = 'run';
 // Server ids come from the store ('z' + 12 hex); anything else could walk out of the folder.
