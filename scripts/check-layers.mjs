@@ -19,6 +19,7 @@ export const LAYERS = [
   ['transport', 'features/liveboard', 'liveboard'],
   ['server', 'features/oauth', 'oauth'],
   ['tools'],
+  ['features/bounds'],
   ['exec', 'patch', 'features/context', 'context', 'features/publisher', 'publisher'],
   ['bounds'],
   ['features/store', 'store'],

@@ -15,7 +15,7 @@ import type { SchemaLimits } from '../tools/schemas.js';
 import type { OAuthOptions } from '../features/oauth/index.js';
 import type { OAuthStore } from '../features/store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
-import { boundsInstruction } from './bounds.js';
+import { boundsInstruction } from '../features/bounds/prepare.js';
 import type { Config } from './config/defaults.js';
 import { VERSION } from './version.js';
 

@@ -18,7 +18,7 @@ import { openStore } from '../features/store/index.js';
 import { NO_OBSERVER, type Observer } from '../observe.js';
 import type { Log } from '../log.js';
 import type { Config } from './config/defaults.js';
-import { prepareBounds } from './bounds.js';
+import { prepareBounds } from '../features/bounds/prepare.js';
 import { engineOptions, serverOptions, spillOptions } from './options.js';
 import { addEnvironmentSecrets, unmatchedRedactNames } from './secrets.js';
 

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_WRITE_MODE, isGoverned, resolveWriteMode } from '../../src/bounds/modes.js';
-import { loadReadCredentials, readCredentialEnv } from '../../src/bounds/readcreds.js';
-import { candidateFiles, redactedCopies, tokenValuesIn } from '../../src/bounds/startfiles.js';
-import { credentialStores, pinnedFolders, tokenAssignments, writtenCredentials } from '../../src/bounds/stores.js';
+import { DEFAULT_WRITE_MODE, isGoverned, resolveWriteMode } from '../../../src/bounds/modes.js';
+import { loadReadCredentials, readCredentialEnv } from '../../../src/features/bounds/readcreds.js';
+import { candidateFiles, redactedCopies, tokenValuesIn } from '../../../src/features/bounds/startfiles.js';
+import { credentialStores, pinnedFolders, tokenAssignments, writtenCredentials } from '../../../src/features/bounds/stores.js';
 
 const scratch: string[] = [];
 const tempDir = () => {

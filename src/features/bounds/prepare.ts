@@ -1,4 +1,4 @@
-// The bounds of one zodexd, prepared at start from the Config: the write mode, the sandbox and the
+// The bounds of one zodexd, prepared at start from the operator's choices: the write mode, the sandbox and the
 // network switch turned into the Confinement zodex-spawn applies to every command, the
 // environment rule, apply_patch's rule and the words a result uses for a refusal. Flow:
 // prepareBounds -> (confined) a private folder, the stores, pins, redacted startup files, the
@@ -8,21 +8,31 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../bounds/confinement.js';
-import { ZodexError } from '../errors.js';
-import { isGoverned, WRITE_MODE_ENV } from '../bounds/modes.js';
-import { loadReadCredentials, readCredentialEnv } from '../bounds/readcreds.js';
-import type { SecretRegistry } from '../secrets.js';
-import { candidateFiles, redactedCopies, tokenValuesIn } from '../bounds/startfiles.js';
-import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, ROOT_SYSTEM_FOLDERS, TOKEN_VARIABLES } from '../bounds/stores.js';
-import { probeAdvice, probeConfinement, runConfinedShells } from '../exec/confine.js';
-import type { EnvironmentPolicy, ShellSetup } from '../exec/environment.js';
-import type { RefusalNotes } from '../exec/session.js';
-import { CONFINE_ENV, encodeConfinement } from '../exec/wire.js';
-import { sendPublisherRequest } from '../features/publisher/client.js';
-import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../features/publisher/paths.js';
-import { statusResultSchema } from '../features/publisher/protocol.js';
-import type { Config } from './config/defaults.js';
+import { UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../../bounds/confinement.js';
+import { ZodexError } from '../../errors.js';
+import { isGoverned, WRITE_MODE_ENV, type NetworkSetting, type SandboxMode, type WriteMode } from '../../bounds/modes.js';
+import { loadReadCredentials, readCredentialEnv } from './readcreds.js';
+import type { SecretRegistry } from '../../secrets.js';
+import { candidateFiles, redactedCopies, tokenValuesIn } from './startfiles.js';
+import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, ROOT_SYSTEM_FOLDERS, TOKEN_VARIABLES } from './stores.js';
+import { probeAdvice, probeConfinement, runConfinedShells } from '../../exec/confine.js';
+import type { EnvironmentPolicy, ShellSetup } from '../../exec/environment.js';
+import type { RefusalNotes } from '../../exec/session.js';
+import { CONFINE_ENV, encodeConfinement } from '../../exec/wire.js';
+import { sendPublisherRequest } from '../publisher/client.js';
+import { defaultPublisherSocket, PUBLISHER_SECRET_ENV, PUBLISHER_SOCKET_ENV } from '../publisher/paths.js';
+import { statusResultSchema } from '../publisher/protocol.js';
+
+// The bounds the operator chose (zodexd's Config extends it).
+export interface BoundsConfig {
+  writeMode: WriteMode;
+  writeModeSource: string; // --write-mode, ZODEX_WRITE_MODE or "the default": for messages
+  sandbox: SandboxMode;
+  writableRoots: string[]; // absolute, existing folders, symlinks resolved
+  sandboxNetwork: NetworkSetting;
+  gitReadCredentials: string | undefined; // --git-read-credentials FILE
+  authTokenFile: string | undefined; // where the HTTP token was read from (masked from commands)
+}
 
 // zodexd's private folder (its copy of zodex-spawn, the redacted copies), masked from commands,
 // and the sandbox's /tmp, which commands see at /tmp.
@@ -79,7 +89,7 @@ async function checkNoTokenComesBack(spawnHelper: string, shell: string, env: Re
 }
 
 // Where the sandbox lets a command write, in words.
-export function writableWhere(config: Pick<Config, 'sandbox' | 'writableRoots'>): string {
+export function writableWhere(config: Pick<BoundsConfig, 'sandbox' | 'writableRoots'>): string {
   return config.sandbox === 'workspace-write'
     ? `writes are allowed only under the workdir, /tmp (private to zodexd)${config.writableRoots.length > 0 ? ` and ${config.writableRoots.join(', ')}` : ''}`
     : 'writes are allowed only under /tmp (private to zodexd)';
@@ -87,7 +97,7 @@ export function writableWhere(config: Pick<Config, 'sandbox' | 'writableRoots'>)
 
 // The server instructions' sentence on the bounds (the write mode; the sandbox and the network
 // when confined): what a model needs to pick the route that can work.
-export function boundsInstruction(config: Pick<Config, 'writeMode' | 'sandbox' | 'writableRoots' | 'sandboxNetwork'>): string {
+export function boundsInstruction(config: Pick<BoundsConfig, 'writeMode' | 'sandbox' | 'writableRoots' | 'sandboxNetwork'>): string {
   const mode =
     config.writeMode === 'direct'
       ? 'Write mode direct: commands push with the user\'s own credentials.'
@@ -140,7 +150,8 @@ function sweepStale(tmp: string): void {
 
 // built.secrets: the one registry of values no output shows (src/secrets.ts); the token values and
 // read credentials found here join it.
-export async function prepareBounds(config: Config, built: { spawnHelper: string; shell: string; log: (message: string) => void; secrets: SecretRegistry }): Promise<Bounds> {
+// config.stateDir is masked from commands; config.spillDir stays readable inside the private /tmp.
+export async function prepareBounds(config: BoundsConfig & { stateDir: string; spillDir: string }, built: { spawnHelper: string; shell: string; log: (message: string) => void; secrets: SecretRegistry }): Promise<Bounds> {
   const governed = isGoverned(config.writeMode);
   const networkOff = config.sandboxNetwork === 'off';
   const removed = ['ZODEX_AUTH_TOKEN', ...PUBLISHER_SECRET_ENV, ...(governed ? [...TOKEN_VARIABLES, ...AGENT_VARIABLES] : [])];

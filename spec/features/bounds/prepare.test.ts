@@ -1,4 +1,4 @@
-// zodexd's bounds at start (app/bounds.ts): direct mode confines nothing; a governed mode takes the
+// zodexd's bounds at start (features/bounds/prepare.ts): direct mode confines nothing; a governed mode takes the
 // token variables out, sends every command its confinement, keeps apply_patch from the stores,
 // learns the token values the login shell exported and shows commands redacted copies of the
 // files holding them; a publisher of another mode, or a host that cannot confine, stops the start.
@@ -8,12 +8,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BoundsError, prepareBounds } from '../../src/app/bounds.js';
-import { configFor } from '../../src/app/config/parse.js';
-import { commandEnv } from '../../src/exec/environment.js';
-import { SecretRegistry } from '../../src/secrets.js';
+import { BoundsError, prepareBounds } from '../../../src/features/bounds/prepare.js';
+import { configFor } from '../../../src/app/config/parse.js';
+import { commandEnv } from '../../../src/exec/environment.js';
+import { SecretRegistry } from '../../../src/secrets.js';
 
-const HELPER = path.resolve(import.meta.dirname, '../../build/Release/zodex-spawn');
+const HELPER = path.resolve(import.meta.dirname, '../../../build/Release/zodex-spawn');
 const saved = { ...process.env };
 let home: string;
 const log = () => {};

@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credentialWorld, expectedBranches, type CredentialWorld, type WriteModeName } from '../../packages/conformance/harness/credentials.js';
+import { credentialWorld, expectedBranches, type CredentialWorld, type WriteModeName } from '../../../packages/conformance/harness/credentials.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const NOBODY = { uid: 65534, gid: 65534 };
 const asRoot = process.getuid?.() === 0;
 
