@@ -23,6 +23,7 @@ export const LAYERS = [
   ['exec', 'patch', 'features/context', 'context', 'features/publisher', 'publisher'],
   ['bounds'],
   ['features/store', 'store'],
+  ['features/shared'],
   ['net'],
   ['.'],
 ];

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { contentSecurityPolicy } from '../../../src/net/browser.js';
+import { contentSecurityPolicy } from '../../../src/features/shared/browser.js';
 import { renderPage, SCRIPT_FILES } from '../../../src/features/liveboard/page.js';
 
 const html = renderPage({ nonce: 'NONCE123', csrfToken: 'CSRF456' });

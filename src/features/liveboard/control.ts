@@ -16,7 +16,7 @@ import {
   type ControlReply,
   type ControlRequest,
 } from './protocol.js';
-import { readLines } from '../../net/jsonlines.js';
+import { readLines } from '../shared/jsonlines.js';
 import { PendingTail, type TailRings } from './tail.js';
 
 // What the control server needs of a session (exec/session.ts's Session).

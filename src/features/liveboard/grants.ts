@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import type http from 'node:http';
-import { escapeHtml } from '../../net/browser.js';
+import { escapeHtml } from '../shared/browser.js';
 import { databasePath } from '../store/index.js';
 import { OAuthStore, type OAuthGrant } from '../store/oauth.js';
 

@@ -2,7 +2,7 @@
 // first, as the MCP listener does). A browser cannot send a bearer header, so it shows the token
 // once (?token=) and gets an HttpOnly, SameSite=Strict cookie derived from it, which its policy
 // accepts in place of the header. Every POST (alias, input, kill, revoke) must come from the board's
-// own page, by net/browser.ts's rule (shared with the OAuth approval page): an Origin equal to the
+// own page, by features/shared/browser.ts's rule (shared with the OAuth approval page): an Origin equal to the
 // board's origin, no cross-site Sec-Fetch-Site, Content-Type application/json, and the page's CSRF
 // token in X-Zodex-Liveboard (compared in constant time).
 
@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ListenAddress } from '../../net/address.js';
 import { guardPolicy, type GuardPolicy, type Verdict } from '../../net/guard.js';
-import { checkPagePost } from '../../net/browser.js';
+import { checkPagePost } from '../shared/browser.js';
 
 export const CSRF_HEADER = 'x-zodex-liveboard';
 export const AUTH_COOKIE = 'zodex_liveboard';

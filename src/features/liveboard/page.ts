@@ -6,7 +6,7 @@
 
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { escapeHtml } from '../../net/browser.js';
+import { escapeHtml } from '../shared/browser.js';
 
 const STYLE = String.raw`
 :root { color-scheme: light dark; --bg: #f6f7f9; --panel: #fff; --text: #1d2330; --muted: #667085; --line: #d9dde5;

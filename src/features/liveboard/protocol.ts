@@ -20,7 +20,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ControlErrorCode } from '../../errors.js';
-import { parseVersionedLine, readLines } from '../../net/jsonlines.js';
+import { parseVersionedLine, readLines } from '../shared/jsonlines.js';
 import { checkControlFolder } from './paths.js';
 
 export const CONTROL_PROTOCOL_VERSION = 1;

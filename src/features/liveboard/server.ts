@@ -15,7 +15,7 @@ import { checkHostAndOrigin, checkToken, type Verdict } from '../../net/guard.js
 import { listenOn } from '../../net/listen.js';
 import { isAgentId, StoreError } from '../store/index.js';
 import { Feed, type BoardStore, type BoardUpdate } from './feed.js';
-import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../../net/browser.js';
+import { contentSecurityPolicy, newCsrfToken, newNonce, SECURITY_HEADERS } from '../shared/browser.js';
 import { authCookieHeader, boardPolicy, checkPost } from './guard.js';
 import { TailHub, type StreamOpener, type TailMessage } from './hub.js';
 import { GRANTS_PATH, readGrants, renderGrantsPage, REVOKE_PATH, revokeGrant } from './grants.js';

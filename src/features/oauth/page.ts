@@ -1,10 +1,10 @@
 // The approval page zodexd shows the operator for each authorization request, and the page for
 // a request that cannot even be sent back to its client. Self-contained (no CDN), under the same
 // nonce CSP as the Liveboard; the script posts the decision as JSON with the request's CSRF
-// token (net/browser.ts checks both) and then follows the redirect the answer names.
+// token (features/shared/browser.ts checks both) and then follows the redirect the answer names.
 
 import os from 'node:os';
-import { escapeHtml } from '../../net/browser.js';
+import { escapeHtml } from '../shared/browser.js';
 import type { PendingRequest } from './context.js';
 import { PATHS } from './urls.js';
 

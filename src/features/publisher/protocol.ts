@@ -14,7 +14,7 @@
 import type net from 'node:net';
 import { z } from 'zod';
 import { WRITE_MODES } from '../../bounds/modes.js';
-import { parseVersionedLine, readLines } from '../../net/jsonlines.js';
+import { parseVersionedLine, readLines } from '../shared/jsonlines.js';
 import { PublisherError } from './errors.js';
 
 export const PROTOCOL_VERSION = 1;

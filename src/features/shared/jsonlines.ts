@@ -4,7 +4,7 @@
 
 import type net from 'node:net';
 import type { z } from 'zod';
-import { clipText } from '../errors.js';
+import { clipText } from '../../errors.js';
 
 // Calls `onLine` for each "\n"-terminated line the socket sends, until the returned stop() is
 // called; a line longer than `maxBytes` goes to `onTooLong` instead (default: destroy the socket).

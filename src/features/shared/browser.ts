@@ -6,8 +6,8 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { clipText, quote } from '../errors.js';
-import { sameSecret } from './secret.js';
+import { clipText, quote } from '../../errors.js';
+import { sameSecret } from '../../net/secret.js';
 
 export type PostVerdict = { ok: true } | { ok: false; status: number; body: string };
 

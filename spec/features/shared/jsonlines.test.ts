@@ -4,7 +4,7 @@ import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseVersionedLine, readLines } from '../../src/net/jsonlines.js';
+import { parseVersionedLine, readLines } from '../../../src/features/shared/jsonlines.js';
 
 function fakeSocket(): net.Socket & { feed(text: string): void } {
   const emitter = new EventEmitter() as EventEmitter & { destroyed: boolean; destroy(): void; feed(text: string): void };
