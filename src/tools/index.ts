@@ -3,7 +3,7 @@
 
 import { applyPatchTool } from './apply_patch.js';
 import { execCommandTool } from './exec_command.js';
-import { setAgentAliasTool } from './set_agent_alias.js';
+import { setAgentAliasTool } from '../features/liveboard/set_agent_alias.js';
 import type { Tool } from './tool.js';
 import { writeStdinTool } from './write_stdin.js';
 

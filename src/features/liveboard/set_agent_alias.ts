@@ -3,9 +3,9 @@
 // (never in the timeline); a rejected call is recorded like any other.
 
 import { z } from 'zod';
-import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../features/store/identity.js';
-import { typed } from './schemas.js';
-import { rejectedCall, tool } from './tool.js';
+import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
+import { typed } from '../../tools/schemas.js';
+import { rejectedCall, tool } from '../../tools/tool.js';
 
 export function setAgentAliasInput() {
   return {
