@@ -12,7 +12,7 @@ import type { BigIntStats } from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { mkdirp } from '../fsutil.js';
-import { BoundsDenied } from './bounds.js';
+import { BoundsDenied } from '../features/bounds/patch.js';
 import { checkStamp, difference, FileChangedError, heldForWriting, heldMessage, type ReadHandle, type Stamp, stampOf } from './guard.js';
 import type { FailureCode, FileProbe, FileReader, Step } from './plan.js';
 import { sweepFolder, tempName } from './sweep.js';

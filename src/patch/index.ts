@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { PatchBounds } from '../bounds/confinement.js';
 import { type FsPort, fsReader, nodeFs, runSteps } from './apply.js';
-import { patchGuard } from './bounds.js';
+import { patchGuard } from '../features/bounds/patch.js';
 import { parsePatch } from './parse.js';
 import { opName, planOp } from './plan.js';
 import type { PatchReport } from './report.js';

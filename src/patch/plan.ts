@@ -35,7 +35,7 @@
 
 import path from 'node:path';
 import { clipText, type PatchFailureCode } from '../errors.js';
-import { BoundsDenied } from './bounds.js';
+import { BoundsDenied } from '../features/bounds/patch.js';
 import { type FileLines, joinLines, splitLines } from './lines.js';
 import { LineIndex } from './match.js';
 import type { PatchChunk, PatchChunkLine, PatchOp } from './parse.js';

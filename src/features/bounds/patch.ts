@@ -10,9 +10,9 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PatchBounds } from '../bounds/confinement.js';
-import type { PatchFailureCode } from '../errors.js';
-import type { FsPort, TempHandle } from './apply.js';
+import type { PatchBounds } from '../../bounds/confinement.js';
+import type { PatchFailureCode } from '../../errors.js';
+import type { FsPort, TempHandle } from '../../patch/apply.js';
 
 export type BoundsCode = Extract<PatchFailureCode, 'SANDBOX_WRITE_DENIED' | 'CREDENTIAL_STORE_DENIED'>;
 

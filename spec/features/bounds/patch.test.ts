@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PatchBounds } from '../../src/bounds/confinement.js';
-import { nodeFs, type FsPort } from '../../src/patch/apply.js';
-import { applyPatch } from '../../src/patch/index.js';
+import type { PatchBounds } from '../../../src/bounds/confinement.js';
+import { nodeFs, type FsPort } from '../../../src/patch/apply.js';
+import { applyPatch } from '../../../src/patch/index.js';
 
 const scratch: string[] = [];
 const tempDir = (base = os.tmpdir()) => {
