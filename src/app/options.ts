@@ -71,7 +71,6 @@ export function serverOptions(config: Config): ServerOptions {
     mode: config.mode,
     annotations: config.annotations,
     limits: schemaLimits(config),
-    context: config.context,
   };
 }
 
@@ -92,7 +91,7 @@ export function oauthOptions(config: Config, built: Pick<OAuthOptions, 'store' |
   };
 }
 
-export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'oauth'>): HttpOptions {
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'authenticator'>): HttpOptions {
   return {
     ...built,
     listen: config.listen,

@@ -39,16 +39,3 @@ export interface Confinement {
 export function isConfined(confinement: Confinement | undefined): confinement is Confinement {
   return confinement !== undefined && (confinement.governed || confinement.sandbox !== 'off' || confinement.networkOff);
 }
-
-// The same rule for apply_patch, which zodexd carries out itself: an operation on a path that is
-// (or lies below) a denied path fails (the governed modes: the credential stores), and with the
-// sandbox an operation that writes outside the call's workdir, the writable roots and the private
-// /tmp fails; a path under /tmp means the private /tmp, as it does for commands.
-export interface PatchBounds {
-  denied: string[];
-  sandbox: SandboxMode;
-  writableRoots: string[];
-  privateTmp: string | undefined;
-}
-
-export const UNBOUNDED_PATCHES: PatchBounds = { denied: [], sandbox: 'off', writableRoots: [], privateTmp: undefined };

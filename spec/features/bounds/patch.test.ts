@@ -1,4 +1,4 @@
-// apply_patch inside the bounds (src/patch/bounds.ts): a credential store, reached by its path, a
+// apply_patch inside the bounds (src/features/bounds/patch.ts): a credential store, reached by its path, a
 // symlink or a hard link, fails its operation with CREDENTIAL_STORE_DENIED; with the sandbox a
 // write outside the workdir, the roots and the private /tmp fails with SANDBOX_WRITE_DENIED; /tmp
 // means the private /tmp; and a folder swapped for a symlink between the check and the write
@@ -8,9 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PatchBounds } from '../../../src/bounds/confinement.js';
-import { nodeFs, type FsPort } from '../../../src/patch/apply.js';
-import { applyPatch } from '../../../src/patch/index.js';
+import { patchBoundary, type PatchBounds } from '../../../src/features/bounds/patch.js';
+import { nodeFs } from '../../../src/patch/apply.js';
+import type { FsPort } from '../../../src/patch/port.js';
+import { applyPatch as applyBounded } from '../../../src/patch/index.js';
+
+// The engine, bounded as zodexd bounds it: through the seam, by these bounds.
+const applyPatch = (patch: string, workdir: string, fs: FsPort = nodeFs, bounds?: PatchBounds) => applyBounded(patch, workdir, fs, bounds && patchBoundary(bounds));
 
 const scratch: string[] = [];
 const tempDir = (base = os.tmpdir()) => {

@@ -3,26 +3,34 @@
 // credential stores) fails its operation with CREDENTIAL_STORE_DENIED, read or write; with the
 // sandbox, a write outside the workdir, the writable roots and the private /tmp fails with
 // SANDBOX_WRITE_DENIED; a path under /tmp means the private /tmp, as it does for commands.
-// Flow: applyPatch -> locate() (the private /tmp) -> check() per operation, before planning ->
+// The patch engine's seam (patch/port.ts), implemented: patchBoundary(bounds) is what app/
+// hands the tools. Flow: applyPatch -> locate() (the private /tmp) -> check() per operation, before planning ->
 // boundedFs(): every write, link, rename and removal done through the folder it actually opened
 // (/proc/self/fd/N/NAME, the folder's real path checked), every file read checked once open, so a
 // symlink swapped in between a check and a write cannot lead the write elsewhere.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PatchBounds } from '../../bounds/confinement.js';
-import type { PatchFailureCode } from '../../errors.js';
-import type { FsPort, TempHandle } from '../../patch/apply.js';
+import type { SandboxMode } from '../../bounds/modes.js';
+import { BoundsDenied, type FsPort, type PatchBoundary, type PatchGuard, type TempHandle } from '../../patch/port.js';
 
-export type BoundsCode = Extract<PatchFailureCode, 'SANDBOX_WRITE_DENIED' | 'CREDENTIAL_STORE_DENIED'>;
+// The rule commands have, for apply_patch, which zodexd carries out itself: an operation on a
+// path that is (or lies below) a denied path fails (the governed modes: the credential stores),
+// and with the sandbox an operation that writes outside the call's workdir, the writable roots and
+// the private /tmp fails; a path under /tmp means the private /tmp, as it does for commands.
+export interface PatchBounds {
+  denied: string[];
+  sandbox: SandboxMode;
+  writableRoots: string[];
+  privateTmp: string | undefined;
+}
 
-export class BoundsDenied extends Error {
-  constructor(
-    readonly code: BoundsCode,
-    message: string,
-  ) {
-    super(message);
-  }
+export const UNBOUNDED_PATCHES: PatchBounds = { denied: [], sandbox: 'off', writableRoots: [], privateTmp: undefined };
+
+// The patch engine's seam for these bounds, read at each call (finish() completes `denied` once
+// the login shell's environment is known).
+export function patchBoundary(bounds: PatchBounds): PatchBoundary {
+  return (workdir) => patchGuard(bounds, workdir);
 }
 
 function beneath(file: string, root: string): boolean {
@@ -56,15 +64,6 @@ function resolveExisting(file: string): string {
 // The real path of an open descriptor (Linux's /proc/self/fd link).
 function realOfFd(fd: number): string {
   return fs.readlinkSync(`/proc/self/fd/${fd}`);
-}
-
-export interface PatchGuard {
-  // The path a patch path means (the private /tmp).
-  locate(absPath: string): string;
-  // Why an operation on this (located) path is refused, or undefined.
-  check(absPath: string, shown: string): BoundsDenied | undefined;
-  // `fs` with every write and read checked on the object it reaches.
-  wrap(fs: FsPort): FsPort;
 }
 
 // The guard of one apply_patch call in `workdir`; undefined when nothing bounds it.

@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UNBOUNDED_PATCHES, type Confinement, type PatchBounds } from '../../bounds/confinement.js';
+import type { Confinement } from '../../bounds/confinement.js';
 import { ZodexError } from '../../errors.js';
 import { isGoverned, WRITE_MODE_ENV, type NetworkSetting, type SandboxMode, type WriteMode } from '../../bounds/modes.js';
 import { loadReadCredentials, readCredentialEnv } from './readcreds.js';
 import type { SecretRegistry } from '../../secrets.js';
+import { UNBOUNDED_PATCHES, type PatchBounds } from './patch.js';
 import { candidateFiles, redactedCopies, tokenValuesIn } from './startfiles.js';
 import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, ROOT_SYSTEM_FOLDERS, TOKEN_VARIABLES } from './stores.js';
 import { probeAdvice, probeConfinement, runConfinedShells } from '../../exec/confine.js';

@@ -1,11 +1,13 @@
-// set_agent_alias (Local mode): its input and output schemas and description, and the handler,
-// which labels the conversation's Agent ID in the store. An alias change is not an invocation
-// (never in the timeline); a rejected call is recorded like any other.
+// set_agent_alias, the tool Local mode adds to the core's three (app/tools.ts): its input and
+// output schemas and description, and the handler, which labels the conversation's Agent ID in the
+// store, as the Liveboard shows it. An alias change is not an invocation (never in the timeline);
+// a rejected call is recorded like any other.
 
 import { z } from 'zod';
-import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
 import { typed } from '../../tools/schemas.js';
-import { rejectedCall, tool } from '../../tools/tool.js';
+import { rejectedCall, tool, type Tool } from '../../tools/tool.js';
+import { ALIAS_MAX_CHARS, aliasTooLongMessage } from '../store/identity.js';
+import type { Store } from '../store/index.js';
 
 export function setAgentAliasInput() {
   return {
@@ -32,19 +34,22 @@ export const SET_AGENT_ALIAS_DESCRIPTION = [
   'Optional; it changes no routing, permission or history, and is not recorded in the execution timeline.',
 ].join(' ');
 
-export const setAgentAliasTool = tool({
-  name: 'set_agent_alias',
-  title: 'Label this conversation in Liveboard',
-  localOnly: true,
-  description: () => SET_AGENT_ALIAS_DESCRIPTION,
-  input: setAgentAliasInput,
-  output: aliasResultShape,
-  rejected: (raw) => rejectedCall('set_agent_alias', raw, typeof raw.alias === 'string' ? `alias (${[...raw.alias].length} characters)` : '(no alias)'),
-  run: async (args, ctx) => {
-    const agentId = ctx.agentId();
-    ctx.store.setAlias(agentId, args.alias, 'agent');
-    const alias = ctx.store.agent(agentId)?.alias ?? '';
-    const text = alias ? `Agent ${agentId} is now labelled ${JSON.stringify(alias)} in Liveboard.` : `Agent ${agentId} has no alias now.`;
-    return { kind: 'text', text, isError: false, structured: { agent_id: agentId, alias } };
-  },
-});
+export const SET_AGENT_ALIAS = 'set_agent_alias';
+
+// The tool, labelling agents in `store`.
+export const setAgentAliasTool = (store: Pick<Store, 'setAlias' | 'agent'>): Tool =>
+  tool({
+    name: SET_AGENT_ALIAS,
+    title: 'Label this conversation in Liveboard',
+    description: () => SET_AGENT_ALIAS_DESCRIPTION,
+    input: setAgentAliasInput,
+    output: aliasResultShape,
+    rejected: (raw) => rejectedCall(SET_AGENT_ALIAS, raw, typeof raw.alias === 'string' ? `alias (${[...raw.alias].length} characters)` : '(no alias)'),
+    run: async (args, ctx) => {
+      const agentId = ctx.agentId();
+      store.setAlias(agentId, args.alias, 'agent');
+      const alias = store.agent(agentId)?.alias ?? '';
+      const text = alias ? `Agent ${agentId} is now labelled ${JSON.stringify(alias)} in Liveboard.` : `Agent ${agentId} has no alias now.`;
+      return { kind: 'text', text, isError: false, structured: { agent_id: agentId, alias } };
+    },
+  });

@@ -1,17 +1,18 @@
 // zodexd's built-in OAuth 2.1 authorization server and the bearer rule of its MCP endpoint (only
 // with --oauth). handle() answers the OAuth paths: RFC 9728 resource metadata (root and /mcp
 // forms), RFC 8414 server metadata, authorize + the operator's decision, token, RFC 7591
-// register; authenticate() checks an MCP request's bearer token. Transport calls both, after its
-// Host/Origin rules and before its 404. A grant this server accepted that gets revoked (here, by
+// register; authenticate() checks an MCP request's bearer token. It is the HTTP transport's
+// authenticator (HttpAuthenticator): transport calls both, after its Host/Origin rules and before its 404. A grant this server accepted that gets revoked (here, by
 // `zodex oauth revoke` or a Liveboard: the watcher reads the state database) is told to
 // onRevoked's listeners, which end its sessions and kill its commands.
 
 import type http from 'node:http';
+import type { HttpAuthenticator } from '../../transport/http.js';
 import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../shared/browser.js';
 import { readBodyText } from '../../net/body.js';
 import type { OAuthStore } from '../store/oauth.js';
 import { authorize, decide } from './authorize.js';
-import { BearerCheck, type BearerVerdict } from './bearer.js';
+import { BearerCheck } from './bearer.js';
 import { ClientError, registerClient } from './clients.js';
 import { PENDING_TTL_MS, type MintedSecrets, type OAuthContext } from './context.js';
 import { hashSecret, newPairingCode, normalizePairingCode } from './secrets.js';
@@ -20,7 +21,6 @@ import { tokenRequest } from './token.js';
 import { authorizationServerMetadata, baseOf, endpoints, PATHS, protectedResourceMetadata, type Endpoints } from './urls.js';
 
 export { PATHS } from './urls.js';
-export type { BearerVerdict } from './bearer.js';
 export { PENDING_TTL_MS as PAIRING_CODE_TTL_MS } from './context.js';
 
 // `zodex oauth pair`: a code any waiting authorization request accepts once, for ten minutes.
@@ -51,14 +51,11 @@ export interface OAuthOptions {
   secrets?: MintedSecrets;
 }
 
-export interface OAuth {
-  // The listener this zodexd bound ('tcp:HOST:PORT' or 'unix:PATH'): the audience of its tokens.
-  listening(audience: string): void;
-  handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
-  authenticate(req: http.IncomingMessage): BearerVerdict;
+// listening(): the listener this zodexd bound is the audience of its tokens; authenticate(): the
+// principal is the grant's id ('static' for the static token).
+export interface OAuth extends HttpAuthenticator {
   // Called with each grant whose tokens this server accepted, once it is revoked.
   onRevoked(listener: (grantId: string) => void): void;
-  close(): void;
 }
 
 function send(res: http.ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
@@ -214,9 +211,11 @@ export function createOAuth(options: OAuthOptions): OAuth {
       const where = at(req);
       if (!where) return { ok: false, status: 400, body: 'Bad Request: no usable Host header\n', headers: {} };
       const verdict = bearer.check(req.headers.authorization, where);
-      if (verdict.ok && verdict.grantId !== undefined) inUse.add(verdict.grantId);
-      return verdict;
+      if (!verdict.ok) return verdict;
+      if (verdict.grantId !== undefined) inUse.add(verdict.grantId);
+      return { ok: true, principal: verdict.grantId ?? 'static' };
     },
+    notice: "oauth: authorization server on; each new client needs the operator's approval with a pairing code",
     onRevoked(listener) {
       listeners.add(listener);
     },

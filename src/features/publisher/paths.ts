@@ -22,6 +22,11 @@ export const AGENT_ID_ENV = 'ZODEX_AGENT_ID';
 export const PUBLISHER_TOKEN_ENV = 'ZODEX_PUBLISHER_TOKEN';
 export const PUBLISHER_SECRET_ENV: readonly string[] = [PUBLISHER_TOKEN_ENV, 'GITHUB_TOKEN_ZODEX_PUBLISHER'];
 
+// What every command of agent `agentId` gets (the server's commandEnv seam): who started it, and
+// where the publisher listens; zodex-agent reads both.
+export function agentCommandEnv(agentId: string): Record<string, string> {
+  return { [AGENT_ID_ENV]: agentId, [PUBLISHER_SOCKET_ENV]: process.env[PUBLISHER_SOCKET_ENV] ?? defaultPublisherSocket() };
+}
 
 const SOCKET_NAME = 'publisher.sock';
 

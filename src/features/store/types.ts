@@ -1,6 +1,8 @@
 // The store's contract: what the server, the Liveboard, the publisher and the zodex CLI call,
 // and the rows they get back. Times are milliseconds since the Unix epoch.
 
+import type { Recorder } from '../../server/seams.js';
+
 export type TransportKind = 'stdio' | 'http';
 export type ServerMode = 'local' | 'sprite';
 export type AliasSetter = 'agent' | 'operator';
@@ -13,21 +15,8 @@ export interface ServerInfo {
   mode: ServerMode;
 }
 
-export interface InvocationStart {
-  agentId: string;
-  tool: string;
-  workdir?: string;
-  summary: string; // the command, or a patch summary; clipped to SUMMARY_MAX_CHARS
-}
-
-export interface InvocationFinish {
-  resultSummary: string;
-  isError: boolean;
-  exitCode?: number;
-  terminationReason?: string;
-  sessionId?: string; // the opaque session id created or touched, never the session handle
-  outputFile?: string; // the spill file path; output is never stored
-}
+// What the server records of an invocation (its Recorder seam; the summary is clipped to SUMMARY_MAX_CHARS).
+export type { InvocationFinish, InvocationStart } from '../../server/seams.js';
 
 export interface SessionStart {
   sessionId: string;
@@ -167,22 +156,18 @@ export interface ChangeBatch {
   reset: boolean;
 }
 
-export interface Store {
+export interface Store extends Recorder {
   readonly degraded: boolean; // true once the database failed; every call is then a no-op
   readonly degradedReason: string | undefined; // the warning that was printed
   readonly databasePath: string;
 
+  // registerAgent, endAgent, startInvocation, finishInvocation: the Recorder the server calls.
   registerServer(info: ServerInfo): string;
-  registerAgent(serverId: string): string;
-  endAgent(agentId: string): void;
   // Throws StoreError ALIAS_TOO_LONG / UNKNOWN_AGENT; '' clears; last write (by time) wins.
   setAlias(agentId: string, alias: string, by: AliasSetter): void;
   agent(agentId: string): AgentRow | undefined;
   agents(options?: { liveOnly?: boolean; limit?: number }): AgentRow[]; // the most recent `limit` (default all), oldest first
   servers(options?: { liveOnly?: boolean; limit?: number }): ServerRow[];
-
-  startInvocation(row: InvocationStart): number; // -1 when nothing was recorded
-  finishInvocation(id: number, row: InvocationFinish): void;
 
   sessionStarted(row: SessionStart): void;
   sessionEnded(sessionId: string, row: SessionEnd): void;
