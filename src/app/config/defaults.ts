@@ -1,7 +1,7 @@
 // What zodexd's command line can say: the Config it parses into, and every default with its unit
 // and why. app/ alone knows this type; it builds each layer's own options from it (options.ts).
 
-import type { ContextOptions } from '../../features/context/index.js';
+import type { ContextOptions } from '../../features/context/options.js';
 import type { ListenAddress } from '../../net/address.js';
 import type { LogFormat } from '../../log.js';
 import type { BoundsConfig } from '../../features/bounds/prepare.js';
