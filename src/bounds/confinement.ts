@@ -34,8 +34,3 @@ export interface Confinement {
   runtimeDir: string | undefined;
   keep: string[];
 }
-
-// Nothing to confine: direct mode, no sandbox, network on.
-export function isConfined(confinement: Confinement | undefined): confinement is Confinement {
-  return confinement !== undefined && (confinement.governed || confinement.sandbox !== 'off' || confinement.networkOff);
-}
