@@ -1,5 +1,6 @@
-// What confines a command, as data: the policy app/ computes once per zodexd from the bounds the
-// operator chose (write mode, sandbox, network) and hands to the engine, which sends it to
+// What confines a command, as data: the seam between the bounds feature, which computes it once
+// per zodexd from the bounds the operator chose (write mode, sandbox, network; features/bounds/
+// prepare.ts), and the engine, to which app/ hands it, which sends it to
 // zodex-spawn with every command (exec/wire.ts encodes it; native/PROTOCOL.md, "The confinement
 // entry"). zodex-spawn applies it right before the command's shell starts.
 

@@ -1,6 +1,6 @@
 // zodex's state: one SQLite database under the state dir holding agents and aliases, the
 // invocation history, running sessions, server instances, operator actions and publications.
-// Tools get openStore() (never throws, degrades to a no-op); the zodex CLI gets openStoreReader().
+// zodexd (app/runtime.ts) gets openStore() (never throws, degrades to a no-op); the zodex CLI gets openStoreReader().
 
 import { openDatabase, type OpenDatabaseOptions } from './database.js';
 import { SafeStore, type OpenStoreOptions } from './safe.js';
