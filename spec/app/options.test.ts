@@ -34,7 +34,7 @@ describe('layer options', () => {
   it('gives the MCP server its instructions, limits and mode, never the Config', () => {
     const c = config(['--mode', 'sprite', '--default-workdir', '/', '--max-yield-ms', '1000', '--annotations', 'truthful']);
     const options = serverOptions(c);
-    expect(Object.keys(options).sort()).toEqual(['annotations', 'context', 'instructions', 'limits', 'mode', 'version']);
+    expect(Object.keys(options).sort()).toEqual(['annotations', 'instructions', 'limits', 'mode', 'version']);
     expect(options).toMatchObject({ version: VERSION, mode: 'sprite', annotations: 'truthful' });
     expect(options.limits).toEqual(schemaLimits(c));
     expect(options.limits).toMatchObject({ defaultWorkdir: '/', maxYieldMs: 1000 });

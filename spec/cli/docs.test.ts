@@ -1,7 +1,8 @@
 // The docs hold every fact a user acts on, checked against the code: the README stays short;
 // every flag of zodexd, zodex and zodex-agent, every environment variable zodexd reads, and every
-// conformance requirement a page cites is on a page (README.md or docs/), and the table of
-// environment variables in docs/transports.md is zodexd --help's, flag for flag.
+// conformance requirement a page cites is on a page (README.md or docs/), the table of
+// environment variables in docs/transports.md is zodexd --help's, flag for flag, and every file
+// of the repository a page names exists (a move cannot leave a page pointing at nothing).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO, docPages } from './docs-pages.js';
 import { USAGE } from '../../src/app/config/usage.js';
 import { COMMANDS, usage } from '../../src/cli/zodex.js';
-import { AGENT_USAGE } from '../../src/publisher/agent.js';
+import { AGENT_USAGE } from '../../src/features/publisher/agent.js';
 import { REQUIREMENTS } from '../../packages/conformance/requirements.js';
 import { code, sourceFiles } from '../source-text.js';
 
@@ -65,5 +66,27 @@ describe('the docs and the code', () => {
     );
     expect(cited.length).toBeGreaterThan(20);
     expect(cited.filter((entry) => !Object.hasOwn(REQUIREMENTS, entry.split(': ')[1]!))).toEqual([]);
+  });
+
+  it('name only files and folders of the repository that exist', () => {
+    // A name in backticks that starts at a top folder of the repository (src/exec/engine.ts,
+    // spec/features/bounds/) is read from the root; on the architecture page, one that starts at
+    // a folder of src/ (exec/launch/wire.ts) is read from src/, as the page says.
+    const tops = new Set(fs.readdirSync(REPO, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules' && entry.name !== 'dist').map((entry) => entry.name));
+    const srcFolders = new Set(fs.readdirSync(path.join(REPO, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+    // Names with a placeholder (src/features/NAME/) are patterns; the research notes and Rust
+    // files (Codex's src/lib.rs) are other repositories' paths.
+    const named = pages.filter((page) => !page.file.startsWith('docs/research/')).flatMap((page) =>
+      [...page.text.matchAll(/`([a-z][\w.-]*(?:\/[\w.-]+)+\/?)`/g)].flatMap((match) => {
+        const name = match[1]!;
+        const top = name.split('/')[0]!;
+        if (/\/[A-Z]+(\/|$)|\*/.test(name)) return [];
+        if (tops.has(top) && !name.endsWith('.rs')) return [{ page: page.file, file: name }]; // src/lib.rs: Codex's
+        if (page.file === 'docs/architecture.md' && srcFolders.has(top) && /\.\w+$|\/$/.test(name)) return [{ page: page.file, file: `src/${name}` }];
+        return [];
+      }),
+    );
+    expect(named.length).toBeGreaterThan(100);
+    expect(named.filter(({ file }) => !fs.existsSync(path.join(REPO, file))).map(({ page, file }) => `${page}: ${file}`)).toEqual([]);
   });
 });

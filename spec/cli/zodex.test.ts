@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/commands/command.js';
 import { localTime, parseDuration, shortDuration, table } from '../../src/cli/commands/format.js';
 import { COMMANDS, runZodex } from '../../src/cli/zodex.js';
-import { databasePath, openStore, SCHEMA_VERSION } from '../../src/store/index.js';
-import { compileSources } from '../store/support/compile.js';
-import { manualClock, tempDir } from '../store/support/temp.js';
+import { databasePath, openStore, SCHEMA_VERSION } from '../../src/features/store/index.js';
+import { compileSources } from '../features/store/support/compile.js';
+import { manualClock, tempDir } from '../features/store/support/temp.js';
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 

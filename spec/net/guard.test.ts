@@ -3,7 +3,7 @@
 // http.origin, http.token, liveboard.guardrails), decided here without a socket.
 
 import { describe, expect, it } from 'vitest';
-import { authCookieValue, AUTH_COOKIE, boardPolicy, checkPost, CSRF_HEADER } from '../../src/liveboard/guard.js';
+import { authCookieValue, AUTH_COOKIE, boardPolicy, checkPost, CSRF_HEADER } from '../../src/features/liveboard/guard.js';
 import { checkHost, checkHostAndOrigin, checkOrigin, checkToken, guardPolicy, hostnameOf, MCP_UNAUTHORIZED, readCookie, type Verdict } from '../../src/net/guard.js';
 
 const PORT = 7391;

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeFs, type TempHandle } from '../../src/patch/apply.js';
+import { nodeFs } from '../../src/patch/apply.js';
+import type { TempHandle } from '../../src/patch/port.js';
 import { applyPatch, type FsPort } from '../../src/patch/index.js';
 import { patch, scratchFolder } from './support.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ZodexError } from '../../src/errors.js';
-import { StoreError } from '../../src/store/errors.js';
+import { StoreError } from '../../src/features/store/errors.js';
 import { errorResult } from '../../src/server/results.js';
 
 const textOf = (result: ReturnType<typeof errorResult>) => (result.content[0] as { text: string }).text;

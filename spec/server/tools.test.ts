@@ -7,17 +7,21 @@ import { NO_OBSERVER } from '../../src/observe.js';
 import { ownAgent, unknownToolCalled } from '../../src/server/server.js';
 import { callOutcome, defineTool, type Extra, type ToolSetup } from '../../src/server/tools.js';
 import type { Observer } from '../../src/observe.js';
-import { TOOLS, type ToolContext } from '../../src/tools/index.js';
+import { TOOLS, type Tool, type ToolContext } from '../../src/tools/index.js';
 import { fakeRuntime } from './support.js';
-import { UNBOUNDED_PATCHES } from '../../src/bounds/confinement.js';
+import { patchBoundary, UNBOUNDED_PATCHES } from '../../src/features/bounds/patch.js';
+import { servedTools } from '../../src/app/tools.js';
 
 const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
 const extra = { signal: new AbortController().signal } as Extra;
-const byName = (name: string) => TOOLS.find((tool) => tool.name === name)!;
+// The tools the last setupFor's runtime serves: the core's, then its extra ones (Local mode: set_agent_alias on its store).
+let served: readonly Tool[] = TOOLS;
+const byName = (name: string) => served.find((tool) => tool.name === name)!;
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
 function setupFor(mode: 'local' | 'sprite') {
   const fake = fakeRuntime(mode);
+  served = [...TOOLS, ...(fake.runtime.extraTools ?? [])];
   const conversation = new Conversation(fake.runtime, 'c1');
   const context = (): ToolContext => ({
     principal: 'static',
@@ -25,9 +29,8 @@ function setupFor(mode: 'local' | 'sprite') {
     owner: conversation.id,
     agentId: () => conversation.agentId,
     sessionEnv: () => ({}),
-    store: fake.runtime.store,
     defaultWorkdir: undefined,
-    patches: UNBOUNDED_PATCHES,
+    patches: patchBoundary(UNBOUNDED_PATCHES),
     maxExecTimeoutMs: limits.maxExecTimeoutMs,
     maxYieldMs: limits.maxYieldMs,
     call: { signal: extra.signal, progress: undefined },
@@ -37,14 +40,16 @@ function setupFor(mode: 'local' | 'sprite') {
 }
 
 describe('the tool table', () => {
-  it('lists the four tools once each, in order, with set_agent_alias for Local mode only', () => {
-    expect(TOOLS.map((tool) => tool.name)).toEqual(['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']);
-    expect(TOOLS.filter((tool) => tool.localOnly).map((tool) => tool.name)).toEqual(['set_agent_alias']);
+  it('lists the four tools once each, in order, with set_agent_alias for Local mode only', async () => {
+    const [local, sprite] = [await servedTools('local'), await servedTools('sprite')];
+    expect(local.names).toEqual(['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']);
+    expect(local.names.filter((name) => !sprite.names.includes(name))).toEqual(['set_agent_alias']);
+    expect([...TOOLS, ...local.extra(fakeRuntime('local').store)].map((tool) => tool.name)).toEqual(local.names);
   });
 
   it('defines each tool with a strict input schema and the title and description of its file', () => {
     const { setup } = setupFor('local');
-    for (const tool of TOOLS) {
+    for (const tool of served) {
       const { definition } = defineTool(tool, setup);
       expect(definition.name).toBe(tool.name);
       expect(definition.description).toBe(tool.description(limits));
@@ -80,7 +85,7 @@ describe('the tool table', () => {
 
   it('records a call of a tool that does not exist, by the name asked for, as a failed call', async () => {
     const { fake, setup } = setupFor('sprite');
-    const tools = TOOLS.filter((tool) => !tool.localOnly).map((tool) => defineTool(tool, setup));
+    const tools = served.map((tool) => defineTool(tool, setup));
     const conversation = new Conversation(fake.runtime, 'c2');
     const result = await unknownToolCalled(tools, ownAgent(conversation), 'run_shell', { workdir: '/tmp', cmd: 'ls' });
     expect(result.isError).toBe(true);

@@ -2,10 +2,10 @@
 // handler) and the handler or engine behind it give the same code and the same text.
 import { describe, expect, it } from 'vitest';
 import { refuseNul } from '../../src/exec/nul.js';
-import { normalizeAlias } from '../../src/store/identity.js';
+import { normalizeAlias } from '../../src/features/store/identity.js';
 import { applyPatchInput } from '../../src/tools/apply_patch.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
-import { setAgentAliasInput } from '../../src/tools/set_agent_alias.js';
+import { setAgentAliasInput } from '../../src/features/liveboard/set_agent_alias.js';
 import { parseArguments } from '../../src/tools/validate.js';
 import { resolveWorkdir } from '../../src/tools/workdir.js';
 

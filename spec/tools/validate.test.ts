@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { applyPatchInput } from '../../src/tools/apply_patch.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
-import { setAgentAliasInput } from '../../src/tools/set_agent_alias.js';
+import { setAgentAliasInput } from '../../src/features/liveboard/set_agent_alias.js';
 import { writeStdinInput } from '../../src/tools/write_stdin.js';
 import { nearestName } from '../../src/errors.js';
 import { parseArguments, strictSchema } from '../../src/tools/validate.js';

@@ -6,7 +6,6 @@
 
 import type { Log } from '../log.js';
 import type { Observer } from '../observe.js';
-import { TOOLS } from '../tools/index.js';
 import type { Config } from './config/defaults.js';
 import type { Runtime } from './runtime.js';
 import { VERSION } from './version.js';
@@ -27,11 +26,11 @@ export interface OpsWiring {
   close(): Promise<void>;
 }
 
-export async function openOps(config: Config, log: Log): Promise<OpsWiring | undefined> {
+// tools: the names of the tools served (app/tools.ts), each counted from the start.
+export async function openOps(config: Config, log: Log, tools: readonly string[]): Promise<OpsWiring | undefined> {
   const listen = config.opsListen;
   if (!listen) return undefined;
   const ops = await import('../features/ops/index.js');
-  const tools = TOOLS.filter((tool) => config.mode === 'local' || !tool.localOnly).map((tool) => tool.name);
   const metrics = ops.createMetrics({ version: VERSION, mode: config.mode, transport: config.transport, tools });
   let phase: Phase = 'starting';
   let counts: ServedCounts = { httpSessions: () => 0, agents: () => 0 };

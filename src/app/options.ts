@@ -13,10 +13,10 @@ import { guardPolicy, type GuardPolicy } from '../net/guard.js';
 import { instructionsFor } from '../server/instructions.js';
 import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
-import type { OAuthOptions } from '../oauth/index.js';
-import type { OAuthStore } from '../store/oauth.js';
+import type { OAuthOptions } from '../features/oauth/index.js';
+import type { OAuthStore } from '../features/store/oauth.js';
 import type { HttpOptions } from '../transport/http.js';
-import { boundsInstruction } from './bounds.js';
+import { boundsInstruction } from '../features/bounds/prepare.js';
 import type { Config } from './config/defaults.js';
 import { VERSION } from './version.js';
 
@@ -73,7 +73,6 @@ export function serverOptions(config: Config): ServerOptions {
     mode: config.mode,
     annotations: config.annotations,
     limits: schemaLimits(config),
-    context: config.context,
   };
 }
 
@@ -94,7 +93,7 @@ export function oauthOptions(config: Config, built: Pick<OAuthOptions, 'store' |
   };
 }
 
-export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'oauth'>): HttpOptions {
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'authenticator'>): HttpOptions {
   return {
     ...built,
     listen: config.listen,

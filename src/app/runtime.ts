@@ -1,7 +1,10 @@
 // Everything one zodexd process shares across conversations, built once at start from the Config:
-// the spill store, the captured shell environment, the exec engine, the history store, the
-// control socket and (with --liveboard) the Liveboard, each from its own options (options.ts).
-// Closed once at exit, in the order lifecycle.ts runs: kill commands, then close the rest.
+// the bounds, the spill store, the captured shell environment, the exec engine, the history store,
+// the control socket and (with --liveboard) the Liveboard, each from its own options (options.ts),
+// and the features plugged into the server's seams: the store as its recorder, the publisher's
+// command variables, zodex_context and set_agent_alias in Local mode (loaded only then), the
+// bounds' patch guard. Closed once at exit, in the order lifecycle.ts runs: kill commands, then
+// close the rest.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,24 +12,29 @@ import { fileURLToPath } from 'node:url';
 import { ExecEngine } from '../exec/engine.js';
 import { captureLoginEnvironment, chooseShell, serverEnvironment, type ShellSetup } from '../exec/environment.js';
 import { SpillStore } from '../exec/output/spill.js';
-import { startControlServer, type ControlServer } from '../liveboard/control.js';
-import type { Liveboard } from '../liveboard/server.js';
-import { TailRings } from '../liveboard/tail.js';
-import type { ServerRuntime } from '../server/options.js';
-import type { SecretRegistry } from '../secrets.js';
-import { openStore } from '../store/index.js';
-import { NO_OBSERVER, type Observer } from '../observe.js';
+import { patchBoundary } from '../features/bounds/patch.js';
+import { prepareBounds } from '../features/bounds/prepare.js';
+import { startControlServer, type ControlServer } from '../features/liveboard/control.js';
+import type { Liveboard } from '../features/liveboard/server.js';
+import { TailRings } from '../features/liveboard/tail.js';
+import { agentCommandEnv } from '../features/publisher/paths.js';
+import { openStore, type Store } from '../features/store/index.js';
 import type { Log } from '../log.js';
+import { NO_OBSERVER, type Observer } from '../observe.js';
+import type { SecretRegistry } from '../secrets.js';
+import type { ServerRuntime } from '../server/options.js';
+import type { ResultContext } from '../server/seams.js';
 import type { Config } from './config/defaults.js';
-import { prepareBounds } from './bounds.js';
 import { engineOptions, serverOptions, spillOptions } from './options.js';
 import { addEnvironmentSecrets, unmatchedRedactNames } from './secrets.js';
+import type { ServedTools } from './tools.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 export interface Runtime extends ServerRuntime {
   // The values no output, result, record or log line shows (grown by OAuth as it mints tokens).
   secrets: SecretRegistry;
+  store: Store; // the recorder, and what the control socket and the Liveboard read
   spill: SpillStore;
   shell: Promise<ShellSetup>;
   // The control socket (<stateDir>/run/<serverId>.sock): Liveboards tail, type into and kill
@@ -45,9 +53,9 @@ export function spawnHelperPath(): string {
   return process.env.ZODEX_SPAWN_HELPER ?? path.resolve(here, '../../build/Release/zodex-spawn');
 }
 
-// secrets: the values no output, result, history row or log line shows. observer: hears tool
-// calls and commands (--ops-listen's metrics); none: nobody does.
-export async function createRuntime(config: Config, log: Log, secrets: SecretRegistry, observer: Observer = NO_OBSERVER): Promise<Runtime> {
+// secrets: the values no output, result, history row or log line shows. tools: what is served
+// (app/tools.ts). observer: hears tool calls and commands (--ops-listen's metrics); none: nobody does.
+export async function createRuntime(config: Config, log: Log, secrets: SecretRegistry, tools: ServedTools, observer: Observer = NO_OBSERVER): Promise<Runtime> {
   const spawnHelper = spawnHelperPath();
   try {
     fs.accessSync(spawnHelper, fs.constants.X_OK);
@@ -76,6 +84,7 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   const redact = (text: string) => secrets.redactText(text);
   const store = openStore({ stateDir: config.stateDir, warn: log, redact });
   const serverId = store.registerServer({ transport: config.transport, pid: process.pid, mode: config.mode });
+  const newContext = await resultContexts(config);
   const tails = new TailRings();
   const engine = new ExecEngine(engineOptions(config, { spawnHelper: bounds.spawnHelper, shell, spill, log, secrets, refusals: bounds.refusals }), {
     onSessionStart: (session) => {
@@ -95,7 +104,7 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   const board = config.liveboard;
   const liveboard: Promise<Liveboard | undefined> = board
     ? control.ready
-        .then(() => import('../liveboard/server.js')) // loaded only when asked for
+        .then(() => import('../features/liveboard/server.js')) // loaded only when asked for
         .then(({ startLiveboard }) => startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }))
     : Promise.resolve(undefined);
   let killing: Promise<void> | undefined;
@@ -109,9 +118,13 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
     spill,
     shell,
     store,
+    recorder: store,
     serverId,
+    extraTools: tools.extra(store),
+    ...(newContext ? { newContext } : {}),
+    commandEnv: agentCommandEnv,
     control,
-    patches: bounds.patches,
+    patches: patchBoundary(bounds.patches),
     ready: liveboard.then(() => undefined),
     log,
     observer,
@@ -127,4 +140,11 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
         bounds.close();
       })()),
   };
+}
+
+// zodex_context in Local mode (features/context, loaded only then): each conversation its own.
+async function resultContexts(config: Config): Promise<(() => ResultContext) | undefined> {
+  if (config.mode !== 'local') return undefined;
+  const { ConversationContext } = await import('../features/context/tracker.js');
+  return () => new ConversationContext(config.context);
 }

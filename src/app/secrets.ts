@@ -2,7 +2,7 @@
 // ZODEX_AUTH_TOKEN), the publisher's token variables where zodexd's environment has them, and the
 // values of --redact-env NAME / PREFIX*; each resolved against zodexd's own environment at start
 // and against the login shell's once it is captured (an rc file may export them). OAuth tokens
-// join as they are minted (oauth/token.ts). Values under 8 characters are still redacted, with a
+// join as they are minted (features/oauth/token.ts). Values under 8 characters are still redacted, with a
 // warning: they will replace ordinary text.
 // Flow: Config + process.env -> startSecrets() -> SecretRegistry (src/secrets.ts) -> engine, store,
 // results, log; the login capture -> addEnvironmentSecrets() -> the same registry. Before anything
@@ -10,7 +10,7 @@
 // makes it non-dumpable, so no child inherits them and no command reads them from /proc.
 
 import { concealProcess } from '../native.js';
-import { PUBLISHER_SECRET_ENV } from '../publisher/paths.js';
+import { PUBLISHER_SECRET_ENV } from '../features/publisher/paths.js';
 import { SecretRegistry } from '../secrets.js';
 import type { Config } from './config/defaults.js';
 

@@ -1,8 +1,10 @@
 // The heavy half of zodexd's start, loaded by app/zodexd.ts with import() once the Config is
 // known (and, over stdio, once stdin is held): the ops listener's metrics (with --ops-listen), the
 // runtime, the conversation factory, the modern server and the chosen transport, then the stop
-// signals. HTTP and OAuth load only for HTTP; the ops feature only with --ops-listen.
+// signals. HTTP loads only for HTTP, OAuth only with --oauth, the ops feature only with
+// --ops-listen, and the Local-mode tools only in Local mode (tools.ts).
 
+import type { OAuth } from '../features/oauth/index.js';
 import type { Log } from '../log.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { Serving } from '../transport/serving.js';
@@ -15,6 +17,7 @@ import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, s
 import { httpOptions, oauthOptions } from './options.js';
 import { openOps, type OpsWiring } from './ops.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { servedTools } from './tools.js';
 
 export interface Started {
   log: Log; // redacts known secret values itself
@@ -24,8 +27,9 @@ export interface Started {
 }
 
 export async function start(config: Config, started: Started): Promise<void> {
-  const ops = await openOps(config, started.log);
-  const runtime = await createRuntime(config, started.log, started.secrets, ops?.observer);
+  const tools = await servedTools(config.mode);
+  const ops = await openOps(config, started.log, tools.names);
+  const runtime = await createRuntime(config, started.log, started.secrets, tools, ops?.observer);
   try {
     // A Liveboard or ops listener that cannot listen is fatal (it was asked for), as is an MCP
     // listener that cannot.
@@ -45,11 +49,10 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
   // 2025-11-25 conversations find the agent their calls' _meta names in the same table.
   const open = conversationFactory(runtime, modern.agents);
   if (config.transport === 'http') {
-    const [{ createOAuth }, { OAuthStore }, { serveHttp }] = await Promise.all([import('../oauth/index.js'), import('../store/oauth.js'), import('../transport/http.js')]);
+    const { serveHttp } = await import('../transport/http.js');
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
-    // --oauth: the OAuth state fails closed, so a database that cannot be opened stops the start.
-    const oauth = config.oauth.enabled ? createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log, secrets: runtime.secrets })) : undefined;
-    const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, oauth }));
+    const oauth = config.oauth.enabled ? await openOAuth(config, runtime) : undefined;
+    const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, ...(oauth ? { authenticator: oauth } : {}) }));
     ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
     // Revoking a grant cuts its client off: its sessions, its calls in flight, its commands.
     oauth?.onRevoked((grantId) => {
@@ -78,6 +81,13 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
   serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, modern, log, onEnd: stop, ...(held ? { held } : {}) });
   await serving;
   ops?.serving({ httpSessions: () => 0, agents: () => modern.agents.size });
+}
+
+// --oauth (features/oauth, loaded only then): its state fails closed, so a database that cannot be
+// opened stops the start.
+async function openOAuth(config: Config, runtime: Runtime): Promise<OAuth> {
+  const [{ createOAuth }, { OAuthStore }] = await Promise.all([import('../features/oauth/index.js'), import('../features/store/oauth.js')]);
+  return createOAuth(oauthOptions(config, { store: OAuthStore.open(config.stateDir), log: runtime.log, secrets: runtime.secrets }));
 }
 
 // The runtime as the stop sequence sees it: its close also closes the ops listener, last.

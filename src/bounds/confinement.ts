@@ -1,5 +1,6 @@
-// What confines a command, as data: the policy app/ computes once per zodexd from the bounds the
-// operator chose (write mode, sandbox, network) and hands to the engine, which sends it to
+// What confines a command, as data: the seam between the bounds feature, which computes it once
+// per zodexd from the bounds the operator chose (write mode, sandbox, network; features/bounds/
+// prepare.ts), and the engine, to which app/ hands it, which sends it to
 // zodex-spawn with every command (exec/launch/wire.ts encodes it; native/PROTOCOL.md, "The confinement
 // entry"). zodex-spawn applies it right before the command's shell starts.
 
@@ -34,21 +35,3 @@ export interface Confinement {
   runtimeDir: string | undefined;
   keep: string[];
 }
-
-// Nothing to confine: direct mode, no sandbox, network on.
-export function isConfined(confinement: Confinement | undefined): confinement is Confinement {
-  return confinement !== undefined && (confinement.governed || confinement.sandbox !== 'off' || confinement.networkOff);
-}
-
-// The same rule for apply_patch, which zodexd carries out itself: an operation on a path that is
-// (or lies below) a denied path fails (the governed modes: the credential stores), and with the
-// sandbox an operation that writes outside the call's workdir, the writable roots and the private
-// /tmp fails; a path under /tmp means the private /tmp, as it does for commands.
-export interface PatchBounds {
-  denied: string[];
-  sandbox: SandboxMode;
-  writableRoots: string[];
-  privateTmp: string | undefined;
-}
-
-export const UNBOUNDED_PATCHES: PatchBounds = { denied: [], sandbox: 'off', writableRoots: [], privateTmp: undefined };

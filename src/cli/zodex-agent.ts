@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The zodex-agent bin: what an agent runs through exec_command to publish work to GitHub via the
-// publisher daemon (src/publisher/agent.ts does the work). Exit 0 ok, 1 refused/failed, 2 usage.
+// publisher daemon (src/features/publisher/agent.ts does the work). Exit 0 ok, 1 refused/failed, 2 usage.
 
-import { runAgentCli } from '../publisher/agent.js';
+import { runAgentCli } from '../features/publisher/agent.js';
 
 function readStdin(): Promise<string> {
   return new Promise((resolve, reject) => {

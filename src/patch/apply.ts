@@ -8,34 +8,13 @@
 // process, not for a power loss.
 
 import { randomBytes } from 'node:crypto';
-import type { BigIntStats } from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import path from 'node:path';
 import { mkdirp } from '../fsutil.js';
-import { BoundsDenied } from './bounds.js';
-import { checkStamp, difference, FileChangedError, heldForWriting, heldMessage, type ReadHandle, type Stamp, stampOf } from './guard.js';
+import { BoundsDenied, type FsPort, type TempHandle } from './port.js';
+import { checkStamp, difference, FileChangedError, heldForWriting, heldMessage, type Stamp, stampOf } from './guard.js';
 import type { FailureCode, FileProbe, FileReader, Step } from './plan.js';
 import { sweepFolder, tempName } from './sweep.js';
-
-// The subset of node:fs/promises used here; tests pass a wrapper that injects failures.
-export interface FsPort {
-  realpath(path: string): Promise<string>;
-  stat(path: string): Promise<{ isFile(): boolean; isDirectory(): boolean; mode: number }>;
-  openRead(path: string): Promise<ReadHandle>;
-  statExact(path: string): Promise<BigIntStats>; // follows symlinks, nanosecond times
-  mkdirp(path: string): Promise<unknown>; // the folder and its missing parents
-  open(path: string, flags: 'wx', mode: number): Promise<TempHandle>;
-  link(existing: string, newPath: string): Promise<void>;
-  appendFile(path: string, data: Uint8Array): Promise<void>;
-  rename(from: string, to: string): Promise<void>;
-  unlink(path: string): Promise<void>;
-}
-
-export interface TempHandle {
-  writeFile(data: string): Promise<void>;
-  chmod(mode: number): Promise<void>;
-  close(): Promise<void>;
-}
 
 export const nodeFs: FsPort = {
   ...fsPromises,

@@ -1,27 +1,26 @@
 // apply_patch: parse the whole patch first, then plan and apply each file operation in patch
 // order, each on its own: a failed operation is reported, the others still apply.
-// Flow: parsePatch (throws PatchParseError, nothing touched) -> per op: the bounds (bounds.ts) ->
+// Flow: parsePatch (throws PatchParseError, nothing touched) -> per op: the bounds (port.ts) ->
 // planOp (reads, keeping each file's descriptor and stamp) -> runSteps (checks the stamps,
 // writes) -> release -> PatchReport.
 
 import path from 'node:path';
-import type { PatchBounds } from '../bounds/confinement.js';
-import { type FsPort, fsReader, nodeFs, runSteps } from './apply.js';
-import { patchGuard } from './bounds.js';
+import { fsReader, nodeFs, runSteps } from './apply.js';
+import type { FsPort, PatchBoundary } from './port.js';
 import { parsePatch } from './parse.js';
 import { opName, planOp } from './plan.js';
 import type { PatchReport } from './report.js';
 
 export { parsePatch, PatchParseError } from './parse.js';
 export { formatPatchReport, type PatchReport } from './report.js';
-export type { FsPort } from './apply.js';
+export { BoundsDenied, type BoundsCode, type FsPort, type PatchBoundary, type PatchGuard } from './port.js';
 
 // `workdir` is absolute and an existing directory (checked by the caller); `fs` is for tests;
 // `bounds`: what the write mode and the sandbox keep commands from, kept from the patch too.
-export async function applyPatch(patchText: string, workdir: string, fs: FsPort = nodeFs, bounds?: PatchBounds): Promise<PatchReport> {
+export async function applyPatch(patchText: string, workdir: string, fs: FsPort = nodeFs, bounds?: PatchBoundary): Promise<PatchReport> {
   const ops = parsePatch(patchText);
   const report: PatchReport = { changed: [], failed: [] };
-  const guard = bounds && patchGuard(bounds, workdir);
+  const guard = bounds?.(workdir);
   const port = guard ? guard.wrap(fs) : fs;
   for (const op of ops) {
     const denied =

@@ -35,7 +35,7 @@
 
 import path from 'node:path';
 import { clipText, type PatchFailureCode } from '../errors.js';
-import { BoundsDenied } from './bounds.js';
+import { BoundsDenied } from './port.js';
 import { type FileLines, joinLines, splitLines } from './lines.js';
 import { LineIndex } from './match.js';
 import type { PatchChunk, PatchChunkLine, PatchOp } from './parse.js';
@@ -86,7 +86,7 @@ export function opName(op: PatchOp): OpName {
   return op.kind === 'update' && op.movePath !== undefined ? 'move' : op.kind;
 }
 
-// `locate`: where a path of the patch really is (the sandbox's private /tmp; bounds.ts).
+// `locate`: where a path of the patch really is (the sandbox's private /tmp; port.ts).
 export async function planOp(op: PatchOp, workdir: string, reader: FileReader, locate: (absPath: string) => string = (absPath) => absPath): Promise<OpPlan | OpFailure> {
   const fail = (code: FailureCode, reason: string): OpFailure => ({ op: opName(op), path: op.path, code, reason });
   const absPath = locate(path.resolve(workdir, op.path));

@@ -6,10 +6,21 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { safeParse } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolRequestSchema, CreateTaskResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Protocol, type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  CreateTaskResultSchema,
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Extra } from './tools.js';
+
+// What the SDK hands a request handler besides the request (the call's signal, _meta, notifications).
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const CallMethod = z.looseObject({ method: z.literal('tools/call') });
 

@@ -1,30 +1,29 @@
 // One conversation (a stdio connection, an HTTP session): its Agent ID, given at its first
-// tool call; its zodex_context memory (Local mode); and the recording of every invocation in
-// the store. Flow per call: invoke() -> start record -> tool body -> finish record -> result,
+// tool call; its zodex_context memory (Local mode); and the recording of every invocation by the
+// runtime's recorder (seams.ts). Flow per call: invoke() -> start record -> tool body -> finish record -> result,
 // with the context the seed asks for added once, after the original result (unrecorded(): the
 // same without the record, for a call that is no invocation). Every text of a result (output,
 // error texts quoting inputs, context files) has each known secret value replaced on the way out.
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ConversationContext } from '../context/index.js';
-import { AGENT_ID_ENV, PUBLISHER_SOCKET_ENV, defaultPublisherSocket } from '../publisher/paths.js';
 import type { InvocationInfo, Outcome } from '../tools/index.js';
 import { errorResult } from './results.js';
 import type { ServerRuntime } from './options.js';
+import type { ResultContext } from './seams.js';
 
 export type { InvocationInfo, Outcome };
 
 export class Conversation {
   private agent: string | undefined;
   private env: Readonly<Record<string, string>> | undefined;
-  private readonly context: ConversationContext | undefined;
+  private readonly context: ResultContext | undefined;
 
   constructor(
     private readonly runtime: ServerRuntime,
     readonly id: string,
     readonly principal = 'static', // an OAuth grant id, else 'static' (the static token, or none)
   ) {
-    this.context = runtime.options.mode === 'local' ? new ConversationContext(runtime.options.context) : undefined;
+    this.context = runtime.newContext?.();
   }
 
   // The Agent ID if one was assigned (no assignment).
@@ -34,18 +33,16 @@ export class Conversation {
 
   // The four-character Agent ID, assigned at the first tool call that needs it.
   get agentId(): string {
-    this.agent ??= this.runtime.store.registerAgent(this.runtime.serverId);
+    this.agent ??= this.runtime.recorder.registerAgent(this.runtime.serverId);
     return this.agent;
   }
 
-  // Variables every command of this conversation gets: who started it, and where the
-  // publisher daemon listens (zodex-agent reads both). One frozen object for the conversation's
-  // life, so the engine builds and encodes each command's environment from it once.
+  // Variables every command of this conversation's agent gets (the runtime's commandEnv: who
+  // started it, where the publisher listens). One frozen object for the conversation's life, so
+  // the engine builds and encodes each command's environment from it once.
   sessionEnv(): Readonly<Record<string, string>> {
-    this.env ??= Object.freeze({
-      [AGENT_ID_ENV]: this.agentId,
-      [PUBLISHER_SOCKET_ENV]: process.env[PUBLISHER_SOCKET_ENV] ?? defaultPublisherSocket(),
-    });
+    const agentId = this.agentId;
+    this.env ??= Object.freeze({ ...this.runtime.commandEnv?.(agentId) });
     return this.env;
   }
 
@@ -60,20 +57,20 @@ export class Conversation {
   }
 
   private async run(info: InvocationInfo, body: () => Promise<Outcome>): Promise<CallToolResult> {
-    const { store, log } = this.runtime;
-    const record = store.startInvocation({ agentId: this.agentId, tool: info.tool, workdir: info.workdir, summary: info.summary });
+    const { recorder, log } = this.runtime;
+    const record = recorder.startInvocation({ agentId: this.agentId, tool: info.tool, workdir: info.workdir, summary: info.summary });
     let outcome: Outcome;
     try {
       outcome = await body();
     } catch (error) {
       const result = errorResult(error, (message, fields) => log(message, { ...fields, agent: this.agentId }));
       const text = result.content[0]?.type === 'text' ? result.content[0].text : 'error';
-      store.finishInvocation(record, { resultSummary: text.split('\n')[0]!, isError: true });
+      recorder.finishInvocation(record, { resultSummary: text.split('\n')[0]!, isError: true });
       return this.withContext(result, { succeeded: false, workdir: undefined });
     }
     if (outcome.kind === 'exec') {
       const { result } = outcome;
-      store.finishInvocation(record, {
+      recorder.finishInvocation(record, {
         // A running summary names the handle, a capability: the record keeps only its first part.
         resultSummary: result.session_handle === undefined ? result.summary : result.summary.split(';')[0]!,
         isError: false,
@@ -89,7 +86,7 @@ export class Conversation {
         structuredContent: structured as Record<string, unknown>,
       };
     }
-    store.finishInvocation(record, { resultSummary: outcome.text.split('\n')[0]!, isError: outcome.isError });
+    recorder.finishInvocation(record, { resultSummary: outcome.text.split('\n')[0]!, isError: outcome.isError });
     return this.withContext(textResult(outcome), { succeeded: !outcome.isError, workdir: info.workdir });
   }
 
@@ -121,7 +118,7 @@ export class Conversation {
   // Ends the agent's record only, its commands left alone: an idle 2026-07-28 agent forgotten
   // while the exit of a command it started is still to be reported on its handle.
   forget(): void {
-    if (this.agent !== undefined) this.runtime.store.endAgent(this.agent);
+    if (this.agent !== undefined) this.runtime.recorder.endAgent(this.agent);
   }
 }
 

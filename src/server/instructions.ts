@@ -50,6 +50,6 @@ export interface ToolAnnotations {
 
 // all-read-only: seed 000's annotations on every tool (they describe the MCP surface). truthful:
 // the tools that run commands or write files are marked as acting; set_agent_alias only labels.
-export function annotationsFor(setting: Annotations, tool: 'exec_command' | 'write_stdin' | 'apply_patch' | 'set_agent_alias'): ToolAnnotations {
+export function annotationsFor(setting: Annotations, tool: string): ToolAnnotations {
   return setting === 'truthful' && tool !== 'set_agent_alias' ? ACTS : SEED;
 }

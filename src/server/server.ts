@@ -1,5 +1,5 @@
 // The MCP server of one conversation: instructions, capabilities and the tools of tools/index.ts
-// (set_agent_alias in Local mode only) with the annotations --annotations picks, served by
+// (then the runtime's extra tools: set_agent_alias in Local mode) with the annotations --annotations picks, served by
 // tools.ts, which validates; every call goes through the agent it runs as (the conversation id
 // its _meta names, else the conversation itself), which records it and adds zodex_context; the
 // commands belong to the conversation. Knows no transport.
@@ -71,7 +71,6 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation, { a
     principal: conversation.principal,
     agentId: () => agent.agentId,
     sessionEnv: () => agent.sessionEnv(),
-    store: runtime.store,
     defaultWorkdir: limits.defaultWorkdir,
     maxExecTimeoutMs: limits.maxExecTimeoutMs,
     maxYieldMs: limits.maxYieldMs,
@@ -80,10 +79,10 @@ export function toolsFor(runtime: ServerRuntime, conversation: Conversation, { a
   });
   const setup = {
     limits,
-    annotations: (tool: Parameters<typeof annotationsFor>[1]) => annotationsFor(options.annotations, tool),
+    annotations: (tool: string) => annotationsFor(options.annotations, tool),
     agentFor,
     context,
     observer: runtime.observer ?? NO_OBSERVER,
   };
-  return TOOLS.filter((tool) => options.mode === 'local' || !tool.localOnly).map((tool) => defineTool(tool, setup));
+  return [...TOOLS, ...(runtime.extraTools ?? [])].map((tool) => defineTool(tool, setup));
 }

@@ -7,24 +7,16 @@
 // Every call, in both eras, is told to the observer (started, then ended with its outcome and time).
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
-  type Tool as SdkTool,
-  type ToolAnnotations,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type Tool as SdkTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ZodexError, isErrorCode, quote } from '../errors.js';
 import type { CallOutcome, Observer } from '../observe.js';
-import type { Outcome, SchemaLimits, Tool, ToolContext, ToolName } from '../tools/index.js';
+import type { Outcome, SchemaLimits, Tool, ToolContext } from '../tools/index.js';
 import { parseArguments } from '../tools/validate.js';
-import { setCallHandler } from './call-request.js';
+import { setCallHandler, type Extra } from './call-request.js';
 import type { Conversation } from './conversation.js';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type { Extra };
 // What a tool's call uses of the request: the 2025 SDK's extra, or the modern era's own.
 export type CallExtra = Pick<Extra, 'signal' | '_meta' | 'sendNotification'>;
 
@@ -43,7 +35,7 @@ export interface CallAgent {
 
 export interface ToolSetup {
   limits: SchemaLimits;
-  annotations: (tool: ToolName) => ToolAnnotations;
+  annotations: (tool: string) => ToolAnnotations;
   agentFor: (extra: CallExtra) => CallAgent;
   // What a handler may use during one call, run as `agent`.
   context: (extra: CallExtra, agent: Conversation) => ToolContext;

@@ -3,8 +3,7 @@
 // file is touched; a partial application is an error result that lists what changed and what failed.
 
 import { z } from 'zod';
-import type { PatchBounds } from '../bounds/confinement.js';
-import { applyPatch, formatPatchReport } from '../patch/index.js';
+import { applyPatch, formatPatchReport, type PatchBoundary } from '../patch/index.js';
 import { typed, workdirError } from './schemas.js';
 import { rejectedCall, tool } from './tool.js';
 import { resolveWorkdir } from './workdir.js';
@@ -38,7 +37,7 @@ export interface ApplyPatchArgs {
   patch: string;
 }
 
-export async function applyPatchFiles(args: ApplyPatchArgs, bounds?: PatchBounds): Promise<{ text: string; isError: boolean }> {
+export async function applyPatchFiles(args: ApplyPatchArgs, bounds?: PatchBoundary): Promise<{ text: string; isError: boolean }> {
   const workdir = resolveWorkdir(args.workdir, undefined);
   const report = await applyPatch(args.patch, workdir, undefined, bounds);
   return formatPatchReport(report);

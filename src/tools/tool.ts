@@ -1,12 +1,12 @@
 // What a tool is, for the server that registers it: its name, schema, description and handler,
 // and how a call of it is recorded. Each tool lives in its own file (exec_command.ts ...);
-// index.ts lists them. Knows no MCP transport or SDK: server/tools.ts turns a Tool into one.
+// index.ts lists the core's; a feature may add its own (app/ composes them). Knows no MCP
+// transport or SDK: server/tools.ts turns a Tool into one.
 
 import type { z } from 'zod';
-import type { PatchBounds } from '../bounds/confinement.js';
 import { clipText, quote } from '../errors.js';
 import type { ExecEngine } from '../exec/engine.js';
-import type { Store } from '../store/index.js';
+import type { PatchBoundary } from '../patch/index.js';
 import type { ExecResult, SchemaLimits } from './schemas.js';
 
 // What a tool body hands back: a structured exec result, or text (Codex-style for apply_patch).
@@ -27,7 +27,7 @@ export interface CallControl {
   progress: ((message: string) => void) | undefined;
 }
 
-// What a handler may use: the engine, its conversation's identity, the store, the call's control.
+// What a handler may use: the engine, its conversation's identity, the call's control.
 export interface ToolContext {
   engine: ExecEngine;
   owner: string; // the conversation
@@ -35,20 +35,16 @@ export interface ToolContext {
   principal: string; // who opened it: an OAuth grant id, else 'static'; only it may use its handles
   agentId: () => string;
   sessionEnv: () => Readonly<Record<string, string>>; // extra variables for the command (the same object each call)
-  store: Pick<Store, 'setAlias' | 'agent'>;
   defaultWorkdir: string | undefined;
   maxExecTimeoutMs: number;
   maxYieldMs: number; // --max-yield-ms: no call waits longer
-  patches: PatchBounds; // what apply_patch may not touch (the write mode's stores, the sandbox)
+  patches: PatchBoundary | undefined; // what apply_patch may not touch (the write mode's stores, the sandbox)
   call: CallControl;
 }
 
-export type ToolName = 'exec_command' | 'write_stdin' | 'apply_patch' | 'set_agent_alias';
-
 export interface Tool<S extends z.ZodRawShape = z.ZodRawShape> {
-  name: ToolName;
+  name: string;
   title: string;
-  localOnly?: true; // offered in --mode local only
   description: (limits: SchemaLimits) => string;
   input: (limits: SchemaLimits) => S;
   output?: () => z.ZodRawShape;
@@ -66,7 +62,7 @@ export function tool<S extends z.ZodRawShape>(spec: Tool<S>): Tool {
 
 // A rejected call's record: what it named, bounded, and quoted (escaped) when it holds what
 // cannot be stored as given (NUL, lone surrogates).
-export function rejectedCall(tool: ToolName, raw: Record<string, unknown>, summary: string): InvocationInfo {
+export function rejectedCall(tool: string, raw: Record<string, unknown>, summary: string): InvocationInfo {
   return { tool, workdir: typeof raw.workdir === 'string' ? printable(raw.workdir) : undefined, summary };
 }
 

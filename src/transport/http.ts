@@ -1,6 +1,7 @@
 // MCP over streamable HTTP at http://HOST:PORT/mcp, on the SDK's server transport.
-// Flow per request: Host rule -> Origin rule -> OAuth's own paths (with --oauth: oauth/index.ts)
-// -> path (/mcp or 404) -> bearer token (the static one, or OAuth's check) -> drain (503)
+// Flow per request: Host rule -> Origin rule -> the authenticator's own paths (HttpAuthenticator:
+// with --oauth, features/oauth) -> path (/mcp or 404) -> credentials (the static bearer token, or
+// the authenticator's check, which names the principal) -> drain (503)
 // -> body (our own size limit and deadline, 413/408) -> the conversation (Mcp-Session-Id), or a
 // new one for an initialize request (capped: conversations.ts). A POST whose connection drops
 // is cancelled like notifications/cancelled. On shutdown (app/ decides when): drain() answers
@@ -16,7 +17,6 @@ import type { ListenAddress } from '../net/address.js';
 import { readJsonBody } from '../net/body.js';
 import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
 import { listenOn, type BoundAddress } from '../net/listen.js';
-import type { OAuth } from '../oauth/index.js';
 import type { ModernServer } from '../server/modern/dispatch.js';
 import { MODERN_VERSION } from '../server/modern/envelope.js';
 import { cancelOnDrop } from './cancel.js';
@@ -39,6 +39,26 @@ function jsonRpcError(res: http.ServerResponse, status: number, code: number, me
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+// Who may call /mcp in place of the static token rule, and what other paths the listener answers
+// (features/oauth implements it with --oauth). Closed with the listener.
+export interface HttpAuthenticator {
+  // The listener bound ('tcp:HOST:PORT' or 'unix:PATH').
+  listening(address: string): void;
+  // Answers a request for a path of its own, before the 404; true when it did.
+  handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean>;
+  // An /mcp request's credentials: the principal it acts as ('static' for the static token), or the refusal.
+  authenticate(req: http.IncomingMessage): { ok: true; principal: string } | Exclude<Verdict, { ok: true }>;
+  // Logged once the listener serves.
+  notice: string;
+  close(): void;
+}
+
+// The static token rule (--auth-token-file), where no authenticator replaces it.
+function staticToken(req: http.IncomingMessage, policy: GuardPolicy): ReturnType<HttpAuthenticator['authenticate']> {
+  const verdict = checkToken({ authorization: req.headers.authorization }, policy);
+  return verdict.ok ? { ok: true, principal: 'static' } : verdict;
+}
+
 export interface HttpOptions {
   listen: ListenAddress;
   guard: GuardPolicy;
@@ -48,8 +68,8 @@ export interface HttpOptions {
   idleMs: number; // --http-idle-ms: an unused session is closed after this long
   maxConversations: number; // --max-conversations
   // --oauth: the authorization server's paths and the bearer check (which also takes the static
-  // token); closed with the listener.
-  oauth?: OAuth;
+  // token); absent: the guard policy's static token rule.
+  authenticator?: HttpAuthenticator;
   open: ConversationFactory;
   modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
   // Whether the conversation with this id still owns a running command (then it is never evicted).
@@ -69,7 +89,7 @@ export interface HttpServing extends Serving {
 }
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
-  const { log, guard: policy, oauth } = options;
+  const { log, guard: policy, authenticator } = options;
   const conversations = new ConversationTable(options.maxConversations, options.hasRunningCommand, log);
   let draining = false;
   let inFlight = 0;
@@ -108,17 +128,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const place = checkHostAndOrigin(req.headers, policy);
     if (!place.ok) return refuse(res, place);
-    if (oauth && (await oauth.handle(req, res))) return;
+    if (authenticator && (await authenticator.handle(req, res))) return;
     const path = (req.url ?? '/').split('?')[0];
     if (path !== MCP_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end(`Not Found: zodexd serves MCP at ${MCP_PATH} only.\n`);
       return;
     }
-    const auth = oauth ? oauth.authenticate(req) : checkToken({ authorization: req.headers.authorization }, policy);
+    const auth = authenticator ? authenticator.authenticate(req) : staticToken(req, policy);
     if (!auth.ok) return refuse(res, auth);
     // A session belongs to whoever opened it: another grant's token cannot ride it.
-    const principal = (auth as { grantId?: string }).grantId ?? 'static';
+    const { principal } = auth;
     if (draining) {
       res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close', 'Retry-After': RETRY_AFTER_S });
       res.end('Service Unavailable: zodexd is shutting down.\n');
@@ -213,14 +233,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   server.keepAliveTimeout = 5_000;
 
   const address = await listenOn(server, options.listen);
-  oauth?.listening(address.socketPath ? `unix:${address.socketPath}` : `tcp:${address.host}:${address.port}`);
+  authenticator?.listening(address.socketPath ? `unix:${address.socketPath}` : `tcp:${address.host}:${address.port}`);
   if (!policy.loopbackBind) {
     log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
-    if (!policy.token && !oauth) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
+    if (!policy.token && !authenticator) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
   }
   const url = address.socketPath ? `http://localhost${MCP_PATH}` : `http://${address.host}:${address.port}${MCP_PATH}`;
   log(address.socketPath ? `serving over http on unix:${address.socketPath} (path ${MCP_PATH}; Host and Origin rules as on loopback)` : `serving over http on ${url}`);
-  if (oauth) log('oauth: authorization server on; each new client needs the operator\'s approval with a pairing code');
+  if (authenticator) log(authenticator.notice);
 
   const idleTimer = setInterval(() => conversations.sweep(options.idleMs), Math.min(IDLE_SWEEP_MS, options.idleMs));
   idleTimer.unref();
@@ -262,7 +282,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         // Calls whose commands were killed under them answer "killed": give them a moment.
         await settled(1_000);
         await Promise.all(conversations.values().map((conversation) => conversation.close()));
-        oauth?.close();
+        authenticator?.close();
         options.modern?.close();
         server.close();
         server.closeAllConnections();

@@ -1,6 +1,6 @@
 // `git http-backend` (git's own smart-HTTP CGI) behind a Node HTTP server: one request handed to
 // the CGI with the environment it reads, its answer (CGI headers, then the body) written back.
-// The servers around it decide who may do what (credentials.ts; spec/publisher/helpers.ts).
+// The servers around it decide who may do what (credentials.ts; spec/features/publisher/helpers.ts).
 
 import { spawn } from 'node:child_process';
 import type http from 'node:http';

@@ -81,7 +81,7 @@ requirement('bounds.default-mode', async ({ zodex }) => {
 });
 
 requirement('bounds.own-code', async ({ zodex }) => {
-  test.skip(process.getuid?.() !== 0, 'root only: a normal user cannot write /etc or /usr anyway (spec/bounds/routes-user.test.ts checks the private folder)');
+  test.skip(process.getuid?.() !== 0, 'root only: a normal user cannot write /etc or /usr anyway (spec/features/bounds/routes-user.test.ts checks the private folder)');
   const z = await zodex({});
   await z.sh('true'); // the standby pool and its zygote are up
   const zygote = execFileSync('pgrep', ['-P', String(z.server.pid), '-f', '--', '--zygote'], { encoding: 'utf8' }).trim().split('\n')[0]!;

@@ -1,10 +1,10 @@
 // What zodexd's command line can say: the Config it parses into, and every default with its unit
 // and why. app/ alone knows this type; it builds each layer's own options from it (options.ts).
 
-import type { ContextOptions } from '../../context/index.js';
+import type { ContextOptions } from '../../features/context/options.js';
 import type { ListenAddress } from '../../net/address.js';
 import type { LogFormat } from '../../log.js';
-import type { NetworkSetting, SandboxMode, WriteMode } from '../../bounds/modes.js';
+import type { BoundsConfig } from '../../features/bounds/prepare.js';
 import type { Annotations, Mode } from '../../server/options.js';
 import type { OAuthConfig } from './oauth.js';
 
@@ -34,7 +34,8 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 export type Transport = 'stdio' | 'http';
-export interface Config {
+// The bounds' settings (write mode, sandbox, network...) are declared with them: BoundsConfig.
+export interface Config extends BoundsConfig {
   transport: Transport;
   listen: ListenAddress;
   allowHosts: string[]; // lower-case host names, no ports
@@ -66,13 +67,6 @@ export interface Config {
   bodyTimeoutMs: number;
   stateDir: string;
   context: ContextOptions;
-  writeMode: WriteMode;
-  writeModeSource: string; // --write-mode, ZODEX_WRITE_MODE or "the default": for messages
-  sandbox: SandboxMode;
-  writableRoots: string[]; // absolute, existing folders, symlinks resolved
-  sandboxNetwork: NetworkSetting;
-  gitReadCredentials: string | undefined; // --git-read-credentials FILE
-  authTokenFile: string | undefined; // where authToken was read from (masked from commands)
   // --redact-env: variables (NAME, or PREFIX*) whose values no output, history or log shows.
   redactEnv: string[];
   // The operator's Liveboard page on its own listener (--liveboard HOST:PORT); off when undefined.

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../context/index.js';
+import { CONTEXT_FLAG_OPTIONS, ContextConfigError, contextFlagsFrom, loadContextOptions, type ContextOptions } from '../../features/context/options.js';
 import { defaultSpillParent } from '../../exec/output/spill.js';
 import { isLoopbackHost, liveboardBindProblem, mcpBindProblem, parseAllowHost, parseListen, parseMcpListen, written } from '../../net/address.js';
 import type { Annotations } from '../../server/options.js';

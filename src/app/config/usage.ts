@@ -1,6 +1,6 @@
 // zodexd --help: every flag, its environment variable and its default (from defaults.ts).
 
-import { CONTEXT_USAGE } from '../../context/index.js';
+import { CONTEXT_USAGE } from '../../features/context/options.js';
 import { OAUTH_USAGE } from './oauth.js';
 import * as defaults from './defaults.js';
 

@@ -1,7 +1,7 @@
 // `zodex agents`: every Agent ID with its alias, whether its conversation is still live, and
 // how much it did, from the state database, as an aligned table or --json.
 
-import { MAX_HISTORY_LIMIT, type AgentRow } from '../../store/index.js';
+import { MAX_HISTORY_LIMIT, type AgentRow } from '../../features/store/index.js';
 import { EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
 import { cell, jsonRow, localTime, parseFlags, parseLimit, table } from './format.js';

@@ -1,7 +1,7 @@
 // `zodex history`: the invocation timeline of every agent (and the operator's Liveboard
 // actions) from the state database, as an aligned table or --json.
 
-import { DEFAULT_HISTORY_LIMIT, isAgentId, MAX_HISTORY_LIMIT, type HistoryRow } from '../../store/index.js';
+import { DEFAULT_HISTORY_LIMIT, isAgentId, MAX_HISTORY_LIMIT, type HistoryRow } from '../../features/store/index.js';
 import { CliUsageError, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
 import { cell, jsonRow, localTime, parseDuration, parseFlags, parseLimit, shortDuration, table, tildePath } from './format.js';

@@ -74,7 +74,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     return EXIT_FAILURE;
   }
   // Loaded here, not at the top: `zodex liveboard --help` needs neither SQLite nor the server.
-  const [{ openStore }, { startLiveboard }] = await Promise.all([import('../../store/index.js'), import('../../liveboard/server.js')]);
+  const [{ openStore }, { startLiveboard }] = await Promise.all([import('../../features/store/index.js'), import('../../features/liveboard/server.js')]);
   // Creates the database if no zodexd has yet; a failing one is one warning, shown on the page too.
   const store = openStore({ stateDir: settings.stateDir, warn: (message) => log(`warning: ${message}`) });
   let board;

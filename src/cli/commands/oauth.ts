@@ -4,9 +4,9 @@
 
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { issuePairingCode, PAIRING_CODE_TTL_MS } from '../../oauth/index.js';
-import { databasePath } from '../../store/index.js';
-import { OAuthStore, type OAuthGrant } from '../../store/oauth.js';
+import { issuePairingCode, PAIRING_CODE_TTL_MS } from '../../features/oauth/index.js';
+import { databasePath } from '../../features/store/index.js';
+import { OAuthStore, type OAuthGrant } from '../../features/store/oauth.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, type CliIo } from './command.js';
 import { resolveStateDir } from '../../app/config/sources.js';
 import { cell, jsonRow, localTime, table } from './format.js';

@@ -1,7 +1,7 @@
 // Opening the state database for a subcommand: a missing database is "nothing yet" (null), any
 // other failure is one line on stderr and exit code 1.
 
-import { describeStoreFailure, databasePath, openStoreReader, StoreError, type SqliteStore } from '../../store/index.js';
+import { describeStoreFailure, databasePath, openStoreReader, StoreError, type SqliteStore } from '../../features/store/index.js';
 import type { CliIo } from './command.js';
 
 export type Opened = { store: SqliteStore } | { store: null; exitCode: number };
