@@ -20,7 +20,7 @@ describe('quote and clipText', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 600 }), fc.integer({ min: 1, max: 300 }), (value, max) => {
         const clipped = clipText(value, max);
-        const kept = clipped.length === value.length ? clipped : clipped.slice(0, clipped.lastIndexOf('… and '));
+        const kept = clipped === value ? clipped : clipped.slice(0, clipped.lastIndexOf('… and ')); // a clipped text may be as long as the value
         expect(value.startsWith(kept)).toBe(true);
         expect(kept.length).toBeLessThanOrEqual(max);
         expect(/\p{Cs}/u.test(kept)).toBe(false); // a well-formed input stays well-formed
