@@ -16,7 +16,7 @@ import type { SecretRegistry } from '../../secrets.js';
 import { UNBOUNDED_PATCHES, type PatchBounds } from './patch.js';
 import { candidateFiles, redactedCopies, tokenValuesIn } from './startfiles.js';
 import { AGENT_VARIABLES, credentialStores, MIN_TOKEN_CHARS, pinnedFolders, ROOT_SYSTEM_FOLDERS, TOKEN_VARIABLES } from './stores.js';
-import { probeAdvice, probeConfinement, runConfinedShells } from '../../exec/launch/confine.js';
+import { probeAdvice, probeConfinement, runConfinedShells } from './probe.js';
 import type { EnvironmentPolicy, ShellSetup } from '../../exec/environment.js';
 import type { RefusalNotes } from '../../exec/session.js';
 import { CONFINE_ENV, encodeConfinement } from '../../exec/launch/wire.js';

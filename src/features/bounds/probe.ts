@@ -6,7 +6,7 @@
 // 'exit 0'` with ZODEX_CONFINE -> "ok" | the failed step.
 
 import { execFile } from 'node:child_process';
-import { CONFINE_ENV } from './wire.js';
+import { CONFINE_ENV } from '../../exec/launch/wire.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Confinement } from '../../src/bounds/confinement.js';
-import { probeAdvice, probeConfinement } from '../../src/exec/launch/confine.js';
+import { probeAdvice, probeConfinement } from '../../src/features/bounds/probe.js';
 import { CONFINE_ENV, encodeConfinement, parseStatus } from '../../src/exec/launch/wire.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
