@@ -50,6 +50,7 @@ describe('the features a zodexd loads', () => {
     expect(sprite).toEqual([
       'features/bounds/patch.js',
       'features/bounds/prepare.js',
+      'features/bounds/probe.js',
       'features/bounds/readcreds.js',
       'features/bounds/startfiles.js',
       'features/bounds/stores.js',
