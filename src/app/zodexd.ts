@@ -6,7 +6,7 @@
 // from then on no log line shows one.
 
 import type { SecretRegistry } from '../secrets.js';
-import { holdStdio } from '../transport/stdio-front.js';
+import { holdStdio } from '../transport/stdio/front.js';
 import { UsageError } from './config/errors.js';
 import { logFormatOf, parseCli } from './config/parse.js';
 import { createLogger, type Log } from '../log.js';

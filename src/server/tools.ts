@@ -17,7 +17,7 @@ import { setCallHandler, type Extra } from './call-request.js';
 import type { Conversation } from './conversation.js';
 
 export type { Extra };
-// What a tool's call uses of the request: the 2025 SDK's extra, or the modern era's own.
+// What a tool's call uses of the request: the 2025 SDK's extra, or the 2026-07-28 era's own.
 export type CallExtra = Pick<Extra, 'signal' | '_meta' | 'sendNotification'>;
 
 // A tool as the SDK lists it, and its call with the argument types erased.

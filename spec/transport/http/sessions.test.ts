@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConversationTable, type Conversation } from '../../src/transport/conversations.js';
+import { ConversationTable, type Conversation } from '../../../src/transport/http/sessions.js';
 
 function table(cap: number, running: Set<string> = new Set()) {
   const t = new ConversationTable(cap, (id) => running.has(id), () => {});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HEAD_BYTES, LineFramer, TAIL_BYTES, type Frame } from '../../src/transport/framing.js';
+import { HEAD_BYTES, LineFramer, TAIL_BYTES, type Frame } from '../../../src/transport/stdio/framing.js';
 
 // Splits `bytes` at the given cut points (any order, duplicates allowed).
 function split(bytes: Buffer, cuts: number[]): Buffer[] {

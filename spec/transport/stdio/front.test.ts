@@ -5,9 +5,9 @@
 import { PassThrough } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describe, expect, it } from 'vitest';
-import { discoverResponse } from '../../src/server/modern/discover.js';
-import { holdStdio } from '../../src/transport/stdio-front.js';
-import { serveStdio } from '../../src/transport/stdio.js';
+import { discoverResponse } from '../../../src/wire/rev2026-07-28/discover.js';
+import { holdStdio } from '../../../src/transport/stdio/front.js';
+import { serveStdio } from '../../../src/transport/stdio/serve.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1' } };
 const discover = (id: number, meta: Record<string, unknown> = META) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: meta } })}\n`;

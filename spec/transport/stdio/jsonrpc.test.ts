@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
-import { LineFramer } from '../../src/transport/framing.js';
-import { classifyFrame, idFromEnd, idFromStart, INVALID_REQUEST, PARSE_ERROR } from '../../src/transport/jsonrpc.js';
+import { LineFramer } from '../../../src/transport/stdio/framing.js';
+import { classifyFrame, idFromEnd, idFromStart, INVALID_REQUEST, PARSE_ERROR } from '../../../src/transport/stdio/jsonrpc.js';
 
 const line = (text: string) => classifyFrame({ kind: 'line', bytes: Buffer.from(text) }, 1024, '--max-body-bytes');
 

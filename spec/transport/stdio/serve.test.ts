@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describe, expect, it } from 'vitest';
-import { serveStdio } from '../../src/transport/stdio.js';
+import { serveStdio } from '../../../src/transport/stdio/serve.js';
 
 function fakeFactory() {
   const opened: string[] = [];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION } from '../../../src/server/modern/envelope.js';
-import { classifyPost, decodeHeaderValue, modernHeaders, statusOf, type ModernHeaders } from '../../../src/transport/modern/classify.js';
+import { HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION } from '../../../src/wire/rev2026-07-28/envelope.js';
+import { classifyPost, decodeHeaderValue, rev2026Headers, statusOf, type Rev2026Headers } from '../../../src/wire/rev2026-07-28/classify.js';
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -9,27 +9,27 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 const call = (name = 'exec_command', meta: Record<string, unknown> = META) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
-const headers = (over: Partial<ModernHeaders> = {}): ModernHeaders => ({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'exec_command', ...over });
+const headers = (over: Partial<Rev2026Headers> = {}): Rev2026Headers => ({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'exec_command', ...over });
 const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
 
 describe('classifyPost: the era of a POST', () => {
   it('routes 2025 traffic (initialize, no _meta claim, batches, responses) to the legacy stack', () => {
     const none = { protocolVersion: undefined, method: undefined, name: undefined };
-    expect(classifyPost(none, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } })).toEqual({ kind: 'legacy' });
-    expect(classifyPost({ ...none, protocolVersion: '2025-11-25' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).toEqual({ kind: 'legacy' });
-    expect(classifyPost(none, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }])).toEqual({ kind: 'legacy' });
-    expect(classifyPost(none, { jsonrpc: '2.0', id: 1, result: {} })).toEqual({ kind: 'legacy' });
-    expect(classifyPost(none, { jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({ kind: 'legacy' });
+    expect(classifyPost(none, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25' } })).toEqual({ kind: '2025-11-25' });
+    expect(classifyPost({ ...none, protocolVersion: '2025-11-25' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).toEqual({ kind: '2025-11-25' });
+    expect(classifyPost(none, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }])).toEqual({ kind: '2025-11-25' });
+    expect(classifyPost(none, { jsonrpc: '2.0', id: 1, result: {} })).toEqual({ kind: '2025-11-25' });
+    expect(classifyPost(none, { jsonrpc: '2.0', method: 'notifications/initialized' })).toEqual({ kind: '2025-11-25' });
   });
 
   it('routes a request whose _meta claims 2026-07-28, with matching headers, to the modern server', () => {
     const route = classifyPost(headers(), call());
-    expect(route.kind).toBe('modern');
-    expect(classifyPost(headers({ method: 'server/discover', name: undefined }), { jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: META } }).kind).toBe('modern');
+    expect(route.kind).toBe('2026-07-28');
+    expect(classifyPost(headers({ method: 'server/discover', name: undefined }), { jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: META } }).kind).toBe('2026-07-28');
   });
 
   it('answers the header ladder with 400 and -32020, naming the header', () => {
-    const cases: [Partial<ModernHeaders>, RegExp][] = [
+    const cases: [Partial<Rev2026Headers>, RegExp][] = [
       [{ protocolVersion: undefined }, /MCP-Protocol-Version header is missing/],
       [{ protocolVersion: '2026-08-01' }, /MCP-Protocol-Version header "2026-08-01" does not match/],
       [{ method: undefined }, /Mcp-Method header is missing/],
@@ -50,8 +50,8 @@ describe('classifyPost: the era of a POST', () => {
   });
 
   it('decodes a Base64-sentinel Mcp-Name before comparing it', () => {
-    expect(classifyPost(headers({ name: b64('exec_command') }), call()).kind).toBe('modern');
-    expect(classifyPost(headers({ name: b64('wëird') }), call('wëird')).kind).toBe('modern');
+    expect(classifyPost(headers({ name: b64('exec_command') }), call()).kind).toBe('2026-07-28');
+    expect(classifyPost(headers({ name: b64('wëird') }), call('wëird')).kind).toBe('2026-07-28');
   });
 
   it('rejects a missing or malformed envelope with 400 -32602, and an unserved version with 400 -32022 after the headers', () => {
@@ -94,7 +94,7 @@ describe('header helpers', () => {
     expect(decodeHeaderValue(`=?base64?${Buffer.from([0xff, 0xfe]).toString('base64')}?=`)).toBeUndefined();
   });
 
-  it('modernHeaders reads the three headers case-insensitively as Node gives them, trimming OWS', () => {
-    expect(modernHeaders({ 'mcp-protocol-version': ' 2026-07-28\t', 'mcp-method': 'tools/call', 'mcp-name': ['a', 'b'] })).toEqual({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'a, b' });
+  it('rev2026Headers reads the three headers case-insensitively as Node gives them, trimming OWS', () => {
+    expect(rev2026Headers({ 'mcp-protocol-version': ' 2026-07-28\t', 'mcp-method': 'tools/call', 'mcp-name': ['a', 'b'] })).toEqual({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'a, b' });
   });
 });

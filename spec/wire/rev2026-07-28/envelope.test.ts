@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { INVALID_PARAMS, UNSUPPORTED_VERSION, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../../src/server/modern/envelope.js';
-import { agentKeyOf } from '../../../src/server/modern/agents.js';
+import { INVALID_PARAMS, UNSUPPORTED_VERSION, hasEnvelopeClaim, isRev2026Version, readEnvelope } from '../../../src/wire/rev2026-07-28/envelope.js';
+import { agentKeyOf } from '../../../src/server/rev2026-07-28/agents.js';
 
 const meta = (extra: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -16,9 +16,9 @@ const envelope = (extra: Record<string, unknown> = {}) => {
 
 describe('the per-request envelope', () => {
   it('knows the modern versions and the claim', () => {
-    expect(isModernVersion('2026-07-28')).toBe(true);
-    expect(isModernVersion('2025-11-25')).toBe(false);
-    expect(isModernVersion('junk')).toBe(false);
+    expect(isRev2026Version('2026-07-28')).toBe(true);
+    expect(isRev2026Version('2025-11-25')).toBe(false);
+    expect(isRev2026Version('junk')).toBe(false);
     expect(hasEnvelopeClaim({ _meta: { 'io.modelcontextprotocol/protocolVersion': 1 } })).toBe(true);
     expect(hasEnvelopeClaim({ _meta: {} })).toBe(false);
   });

@@ -1,4 +1,4 @@
-// Who is calling, in the modern era (no initialize, no session): the Agent ID is resolved per
+// Who is calling, in the 2026-07-28 era (no initialize, no session): the Agent ID is resolved per
 // request from the conversation id the client puts in _meta (agentKeyOf), else a stable fallback;
 // each key has one Conversation (its Agent ID, zodex_context memory), kept while it is used. The
 // 2025-11-25 era uses the same table for calls whose _meta names a conversation (server.ts).
@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Conversation } from '../conversation.js';
 import type { ServerRuntime } from '../options.js';
-import type { Envelope } from './envelope.js';
+import type { Envelope } from '../../wire/rev2026-07-28/envelope.js';
 import type { Log } from '../../log.js';
 import { ownAgent } from '../server.js';
 import type { CallAgent, CallExtra } from '../tools.js';

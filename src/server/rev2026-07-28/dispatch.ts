@@ -1,4 +1,4 @@
-// The modern-era (2026-07-28) server, transport-agnostic: one request in, one response out.
+// The 2026-07-28 server, transport-agnostic: one request in, one response out.
 // Flow: envelope (_meta) check -> method: server/discover | tools/list | tools/call (agent from
 // _meta; the commands it starts leased to their handles: exec/handles.ts) | subscriptions/listen
 // (held open) | anything else -32601.
@@ -11,18 +11,18 @@ import { serverInfo, toolsFor } from '../server.js';
 import { UNKNOWN_TOOL_LABEL, unknownToolError, type CallExtra, type ToolEntry } from '../tools.js';
 import { unknownToolCall } from '../../tools/index.js';
 import { AgentTable, agentKeyOf } from './agents.js';
-import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from './envelope.js';
-import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from './discover.js';
+import { INVALID_PARAMS, META, METHOD_NOT_FOUND, readEnvelope, type Envelope } from '../../wire/rev2026-07-28/envelope.js';
+import { LIST_TTL_MS, discoverResponse, noteClient, okResult } from '../../wire/rev2026-07-28/discover.js';
 
 export { LIST_TTL_MS };
 
 export type RequestId = string | number;
-export interface ModernRequest {
+export interface Rev2026Request {
   id: RequestId;
   method: string;
   params?: Record<string, unknown> | undefined;
 }
-export type ModernResponse =
+export type Rev2026Response =
   | { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> }
   | { jsonrpc: '2.0'; id: RequestId; error: { code: number; message: string; data?: unknown } };
 export interface Notification {
@@ -39,14 +39,14 @@ export interface RequestIo {
   principal?: string; // who the bearer token names: an OAuth grant id, else 'static' (absent: 'static')
 }
 
-export interface ModernOptions {
+export interface Rev2026Options {
   maxAgents: number;
   handleIdleMs: number;
   env?: Record<string, string | undefined>; // stdio: the process's environment (CLAUDE_CODE_SESSION_ID)
   seenClients?: Set<string>; // the clients already logged (shared with the stdio front)
 }
 
-export class ModernServer {
+export class Rev2026Server {
   readonly agents: AgentTable;
   private readonly tools = new WeakMap<object, Map<string, ToolEntry>>();
   private readonly listeners = new Set<() => void>();
@@ -60,7 +60,7 @@ export class ModernServer {
 
   constructor(
     private readonly runtime: ServerRuntime,
-    private readonly options: ModernOptions,
+    private readonly options: Rev2026Options,
   ) {
     this.agents = new AgentTable(runtime, options.maxAgents, runtime.log);
     this.clients = options.seenClients ?? new Set();
@@ -76,7 +76,7 @@ export class ModernServer {
     this.agents.sweep(this.options.handleIdleMs, now);
   }
 
-  async handle(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+  async handle(request: Rev2026Request, io: RequestIo): Promise<Rev2026Response | undefined> {
     const checked = readEnvelope(request.params);
     if (!checked.ok) return error(request.id, checked.code, checked.message, checked.data);
     const { envelope } = checked;
@@ -116,7 +116,7 @@ export class ModernServer {
     this.agents.close();
   }
 
-  private async call(request: ModernRequest, envelope: Envelope, io: RequestIo): Promise<ModernResponse> {
+  private async call(request: Rev2026Request, envelope: Envelope, io: RequestIo): Promise<Rev2026Response> {
     const params = request.params ?? {};
     if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
     const raw = params.arguments === undefined ? {} : params.arguments;
@@ -163,12 +163,12 @@ export class ModernServer {
   // zodex's tool list never changes and it has no resources or prompts: the subscription is
   // acknowledged with an empty filter and stays open, silent, until cancelled or shutdown. At
   // most maxAgents (--max-conversations) are open: a newcomer ends the oldest with its result.
-  private listen(request: ModernRequest, io: RequestIo): Promise<ModernResponse | undefined> {
+  private listen(request: Rev2026Request, io: RequestIo): Promise<Rev2026Response | undefined> {
     if (this.listeners.size >= this.options.maxAgents) [...this.listeners][0]?.();
     const subscription = { [META.subscriptionId]: request.id };
     io.notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subscription, notifications: {} } });
     return new Promise((resolve) => {
-      const end = (response: ModernResponse | undefined) => {
+      const end = (response: Rev2026Response | undefined) => {
         this.listeners.delete(graceful);
         io.signal.removeEventListener('abort', cancelled);
         resolve(response);
@@ -182,11 +182,11 @@ export class ModernServer {
   }
 }
 
-function ok(info: { name: string; version: string }, id: RequestId, result: Record<string, unknown>): ModernResponse {
+function ok(info: { name: string; version: string }, id: RequestId, result: Record<string, unknown>): Rev2026Response {
   return okResult(info, id, result);
 }
 
-function error(id: RequestId, code: number, message: string, data?: unknown): ModernResponse {
+function error(id: RequestId, code: number, message: string, data?: unknown): Rev2026Response {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 

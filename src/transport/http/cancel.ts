@@ -4,9 +4,9 @@
 
 import type http from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { quote } from '../errors.js';
-import type { Conversation } from './conversations.js';
-import type { Log } from '../log.js';
+import { quote } from '../../errors.js';
+import type { Conversation } from './sessions.js';
+import type { Log } from '../../log.js';
 
 // The ids of the requests (not notifications or responses) a POST body carries.
 export function requestIds(body: unknown): RequestId[] {

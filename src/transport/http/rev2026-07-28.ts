@@ -1,10 +1,10 @@
-// One modern-era (2026-07-28) POST, after the guardrails and the era check: a notification gets
-// 202; a request goes to the modern server and is answered as JSON, or as its own SSE stream once
+// One 2026-07-28 POST, after the guardrails and the era check: a notification gets
+// 202; a request goes to the 2026-07-28 server and is answered as JSON, or as its own SSE stream once
 // it sends a notification (progress, a subscription's acknowledgement). A closed stream cancels it.
 
 import type http from 'node:http';
-import type { ModernResponse, ModernServer, Notification } from '../../server/modern/dispatch.js';
-import { statusOf, type Route } from './classify.js';
+import type { Rev2026Response, Rev2026Server, Notification } from '../../server/rev2026-07-28/dispatch.js';
+import { statusOf, type Route } from '../../wire/rev2026-07-28/classify.js';
 
 // An open SSE stream (a long call, subscriptions/listen) gets a comment line this often, so that
 // proxies and client idle timers do not close it during quiet periods.
@@ -15,7 +15,7 @@ export function writeRejection(res: http.ServerResponse, route: Extract<Route, {
   res.end(JSON.stringify({ jsonrpc: '2.0', id: route.id, error: route.error }));
 }
 
-export async function serveModern(req: http.IncomingMessage, res: http.ServerResponse, route: Extract<Route, { kind: 'modern' }>, modern: ModernServer, principal = 'static'): Promise<void> {
+export async function serveRev2026(req: http.IncomingMessage, res: http.ServerResponse, route: Extract<Route, { kind: '2026-07-28' }>, rev2026: Rev2026Server, principal = 'static'): Promise<void> {
   const { message } = route;
   if (message.id === undefined) {
     // This revision defines no client notifications over HTTP (cancelling = closing the stream).
@@ -33,9 +33,9 @@ export async function serveModern(req: http.IncomingMessage, res: http.ServerRes
     keepalive = setInterval(() => res.write(':\n\n'), KEEPALIVE_MS);
     keepalive.unref();
   };
-  const event = (value: Notification | ModernResponse) => res.write(`event: message\ndata: ${JSON.stringify(value)}\n\n`);
+  const event = (value: Notification | Rev2026Response) => res.write(`event: message\ndata: ${JSON.stringify(value)}\n\n`);
   try {
-    const response = await modern.handle(
+    const response = await rev2026.handle(
       { id: message.id, method: message.method, params: message.params },
       {
         signal: abort.signal,

@@ -3,27 +3,27 @@
 // with --oauth, features/oauth) -> path (/mcp or 404) -> credentials (the static bearer token, or
 // the authenticator's check, which names the principal) -> drain (503)
 // -> body (our own size limit and deadline, 413/408) -> the conversation (Mcp-Session-Id), or a
-// new one for an initialize request (capped: conversations.ts). A POST whose connection drops
+// new one for an initialize request (capped: sessions.ts). A POST whose connection drops
 // is cancelled like notifications/cancelled. On shutdown (app/ decides when): drain() answers
 // newcomers 503 and waits for calls in flight; close() then ends every conversation and the listener.
-// A POST without Mcp-Session-Id whose body carries 2026-07-28 _meta goes to the modern server
-// instead (modern/classify.ts decides, modern/http.ts answers), behind the same guardrails.
+// A POST without Mcp-Session-Id whose body carries 2026-07-28 _meta goes to the 2026-07-28 server
+// instead (wire/rev2026-07-28/classify.ts decides, rev2026-07-28.ts answers), behind the same guardrails.
 
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ListenAddress } from '../net/address.js';
-import { readJsonBody } from '../net/body.js';
-import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../net/guard.js';
-import { listenOn, type BoundAddress } from '../net/listen.js';
-import type { ModernServer } from '../server/modern/dispatch.js';
-import { MODERN_VERSION } from '../server/modern/envelope.js';
+import type { ListenAddress } from '../../net/address.js';
+import { readJsonBody } from '../../net/body.js';
+import { checkHostAndOrigin, checkToken, type GuardPolicy, type Verdict } from '../../net/guard.js';
+import { listenOn, type BoundAddress } from '../../net/listen.js';
+import type { Rev2026Server } from '../../server/rev2026-07-28/dispatch.js';
+import { REV2026_VERSION } from '../../wire/rev2026-07-28/envelope.js';
 import { cancelOnDrop } from './cancel.js';
-import { classifyPost, modernHeaders } from './modern/classify.js';
-import { serveModern, writeRejection } from './modern/http.js';
-import { ConversationTable, type Conversation } from './conversations.js';
-import type { ConversationFactory, Serving } from './serving.js';
+import { classifyPost, rev2026Headers } from '../../wire/rev2026-07-28/classify.js';
+import { serveRev2026, writeRejection } from './rev2026-07-28.js';
+import { ConversationTable, type Conversation } from './sessions.js';
+import type { ConversationFactory, Serving } from '../serving.js';
 
 const MCP_PATH = '/mcp';
 const IDLE_SWEEP_MS = 60_000;
@@ -71,7 +71,7 @@ export interface HttpOptions {
   // token); absent: the guard policy's static token rule.
   authenticator?: HttpAuthenticator;
   open: ConversationFactory;
-  modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
+  rev2026?: Rev2026Server; // serves the 2026-07-28 requests; without it, 2025 only
   // Whether the conversation with this id still owns a running command (then it is never evicted).
   hasRunningCommand: (id: string) => boolean;
   log: (line: string) => void;
@@ -163,24 +163,24 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     }
 
     const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId !== 'string' && options.modern) {
-      const { modern } = options;
+    if (typeof sessionId !== 'string' && options.rev2026) {
+      const { rev2026 } = options;
       if (req.method === 'POST') {
-        const route = classifyPost(modernHeaders(req.headers), body);
+        const route = classifyPost(rev2026Headers(req.headers), body);
         if (route.kind === 'reject') return writeRejection(res, route);
-        if (route.kind === 'modern') {
+        if (route.kind === '2026-07-28') {
           inFlight++;
           try {
-            return await serveModern(req, res, route, modern, principal);
+            return await serveRev2026(req, res, route, rev2026, principal);
           } finally {
             inFlight--;
             if (inFlight === 0) drained?.();
           }
         }
-      } else if (modernHeaders(req.headers).protocolVersion === MODERN_VERSION) {
+      } else if (rev2026Headers(req.headers).protocolVersion === REV2026_VERSION) {
         // 2026-07-28 has no GET stream and no session to DELETE.
         res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method Not Allowed: protocol ${MODERN_VERSION} uses POST only (no GET stream, no session to DELETE)` } }));
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method Not Allowed: protocol ${REV2026_VERSION} uses POST only (no GET stream, no session to DELETE)` } }));
         return;
       }
     }
@@ -265,7 +265,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         draining = true;
         // The listener stays open while draining, so that newcomers get the 503 instead of a refusal.
         log(`${reason}: new requests get 503; letting ${inFlight} call(s) in flight finish (up to ${ms} ms)`);
-        options.modern?.endSubscriptions(); // a subscriptions/listen is no call to wait for
+        options.rev2026?.endSubscriptions(); // a subscriptions/listen is no call to wait for
         server.closeIdleConnections();
       }
       return settled(ms);
@@ -283,7 +283,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         await settled(1_000);
         await Promise.all(conversations.values().map((conversation) => conversation.close()));
         authenticator?.close();
-        options.modern?.close();
+        options.rev2026?.close();
         server.close();
         server.closeAllConnections();
         address.removeSocket?.();

@@ -3,7 +3,7 @@
 // idle, the caller answers 503. The idle sweep closes those unused for longer than the idle time.
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Log } from '../log.js';
+import type { Log } from '../../log.js';
 
 export interface Conversation {
   id: string;

@@ -1,15 +1,15 @@
 // Both eras on one stdio process. The era is chosen by how the client opens: an initialize pins
-// legacy (the SDK server answers everything after it); a modern request the modern server serves
-// (its envelope well-formed, its version served) pins modern; a server/discover probe, and a
+// 2025-11-25 (the SDK server answers everything after it); a 2026-07-28 request the 2026-07-28 server serves
+// (its envelope well-formed, its version served) pins 2026-07-28; a server/discover probe, and a
 // request refused for its envelope or version (-32602, -32022), are answered and pin nothing, so
 // the client may still fall back to initialize.
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../../errors.js';
-import type { ModernResponse, ModernServer, RequestId } from '../../server/modern/dispatch.js';
-import { SUPPORTED_MODERN_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
+import type { Rev2026Response, Rev2026Server, RequestId } from '../../server/rev2026-07-28/dispatch.js';
+import { SUPPORTED_REV2026_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isRev2026Version, readEnvelope } from '../../wire/rev2026-07-28/envelope.js';
 
-export type Era = 'undecided' | 'legacy' | 'modern';
+export type Era = 'undecided' | '2025-11-25' | '2026-07-28';
 
 type Message = { id?: unknown; method?: unknown; params?: unknown };
 
@@ -18,9 +18,9 @@ export class StdioEraRouter {
   private readonly inFlight = new Map<RequestId, AbortController>();
 
   constructor(
-    private readonly modern: ModernServer,
+    private readonly rev2026: Rev2026Server,
     private readonly send: (message: JSONRPCMessage) => Promise<void>,
-    private readonly legacy: (message: JSONRPCMessage) => void,
+    private readonly rev2025: (message: JSONRPCMessage) => void,
   ) {}
 
   get era(): Era {
@@ -29,8 +29,8 @@ export class StdioEraRouter {
 
   route(message: JSONRPCMessage): void {
     const { id, method, params } = message as Message;
-    if (typeof method !== 'string') return this.legacy(message); // a response to a legacy server request
-    if (this.current === 'legacy') return this.legacy(message);
+    if (typeof method !== 'string') return this.rev2025(message); // a response to a 2025-11-25 server request
+    if (this.current === '2025-11-25') return this.rev2025(message);
     const isRequest = typeof id === 'string' || typeof id === 'number';
     if (!isRequest) {
       if (method === 'notifications/cancelled') {
@@ -38,17 +38,17 @@ export class StdioEraRouter {
         const pending = typeof requestId === 'string' || typeof requestId === 'number' ? this.inFlight.get(requestId) : undefined;
         if (pending) return pending.abort();
       }
-      // Modern notifications carry nothing zodex acts on; before any era, the legacy stack decides.
-      return this.current === 'modern' ? undefined : this.legacy(message);
+      // 2026-07-28 notifications carry nothing zodex acts on; before any era, the 2025-11-25 stack decides.
+      return this.current === '2026-07-28' ? undefined : this.rev2025(message);
     }
-    const modernClaim = hasEnvelopeClaim(params) && isModernVersion(claimedVersion(params) ?? '');
-    if (method === 'initialize' && !modernClaim) {
-      if (this.current === 'modern') return void this.send(initializeRefused(id));
-      this.current = 'legacy';
-      return this.legacy(message);
+    const rev2026Claim = hasEnvelopeClaim(params) && isRev2026Version(claimedVersion(params) ?? '');
+    if (method === 'initialize' && !rev2026Claim) {
+      if (this.current === '2026-07-28') return void this.send(initializeRefused(id));
+      this.current = '2025-11-25';
+      return this.rev2025(message);
     }
-    if (this.current === 'undecided' && !hasEnvelopeClaim(params) && method !== 'server/discover') return this.legacy(message);
-    if (method !== 'server/discover' && readEnvelope(params).ok) this.current = 'modern';
+    if (this.current === 'undecided' && !hasEnvelopeClaim(params) && method !== 'server/discover') return this.rev2025(message);
+    if (method !== 'server/discover' && readEnvelope(params).ok) this.current = '2026-07-28';
     // An id still in flight names one request (it is how a cancellation finds it): a second
     // request under it is refused, never run beside the first, whose cancellation it would steal.
     if (this.inFlight.has(id)) return void this.send(idInUse(id));
@@ -59,7 +59,7 @@ export class StdioEraRouter {
     const abort = new AbortController();
     this.inFlight.set(id, abort);
     try {
-      const response = await this.modern.handle(
+      const response = await this.rev2026.handle(
         { id, method, params },
         { signal: abort.signal, notify: (notification) => void (abort.signal.aborted ? undefined : this.send(notification as JSONRPCMessage)), peer: 'stdio' },
       );
@@ -71,20 +71,20 @@ export class StdioEraRouter {
   }
 }
 
-function idInUse(id: RequestId): ModernResponse {
-  // As the framing's own -32600 replies are worded (transport/jsonrpc.ts errorReply).
+function idInUse(id: RequestId): Rev2026Response {
+  // As the framing's own -32600 replies are worded (stdio/jsonrpc.ts errorReply).
   const message = `INVALID_REQUEST: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`;
   return { jsonrpc: '2.0', id, error: { code: -32600, message, data: { code: 'INVALID_REQUEST' } } };
 }
 
-function initializeRefused(id: RequestId): ModernResponse {
+function initializeRefused(id: RequestId): Rev2026Response {
   return {
     jsonrpc: '2.0',
     id,
     error: {
       code: UNSUPPORTED_VERSION,
-      message: `this stdio connection already speaks ${SUPPORTED_MODERN_VERSIONS.join(', ')} (its first request carried that _meta); initialize is a 2025 handshake, so start a new zodexd process to speak 2025-11-25`,
-      data: { supported: [...SUPPORTED_MODERN_VERSIONS] },
+      message: `this stdio connection already speaks ${SUPPORTED_REV2026_VERSIONS.join(', ')} (its first request carried that _meta); initialize is a 2025 handshake, so start a new zodexd process to speak 2025-11-25`,
+      data: { supported: [...SUPPORTED_REV2026_VERSIONS] },
     },
   };
 }

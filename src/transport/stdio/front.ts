@@ -4,8 +4,8 @@
 // for the transport that takes over (handOff), as do stdin's end and the framer's partial line.
 
 import type { Readable, Writable } from 'node:stream';
-import { discoverResponse, noteClient, type DiscoverInfo } from '../server/modern/discover.js';
-import { readEnvelope } from '../server/modern/envelope.js';
+import { discoverResponse, noteClient, type DiscoverInfo } from '../../wire/rev2026-07-28/discover.js';
+import { readEnvelope } from '../../wire/rev2026-07-28/envelope.js';
 import { LineFramer, type Frame } from './framing.js';
 import { REQUEST_KEYS } from './jsonrpc.js';
 
@@ -21,7 +21,7 @@ export interface StdioFrontOptions {
   output: Writable;
   maxMessageBytes: number;
   discover: DiscoverInfo;
-  seenClients: Set<string>; // the modern server goes on with the same set: one log line per client
+  seenClients: Set<string>; // the 2026-07-28 server goes on with the same set: one log line per client
   log: (line: string) => void;
 }
 
@@ -61,7 +61,7 @@ export function holdStdio(options: StdioFrontOptions): StdioFront {
   };
 }
 
-// The reply line to a well-formed modern server/discover request; undefined for anything else
+// The reply line to a well-formed 2026-07-28 server/discover request; undefined for anything else
 // (the transport answers it, errors included, exactly as it would have).
 function answer(bytes: Buffer, options: StdioFrontOptions): string | undefined {
   let message: unknown;

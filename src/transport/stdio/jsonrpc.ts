@@ -3,7 +3,7 @@
 // included) and for a line over the size limit. Replies carry the id whenever it can be read.
 
 import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { clipText as clip } from '../errors.js';
+import { clipText as clip } from '../../errors.js';
 import type { Frame } from './framing.js';
 
 export const PARSE_ERROR = -32700;

@@ -2,24 +2,24 @@
 // carries only protocol, diagnostics go to stderr. The conversation ends when stdin ends, stdout
 // breaks or the transport closes: then onEnd tells the caller (app/), which stops the process
 // (the SDK's transport does not notice stdin closing while a PTY is open, so we listen ourselves).
-// Framing is our own (stdio-transport.ts): a bad or oversized line is answered, never fatal.
-// Both protocol eras: modern/stdio.ts routes each message to the conversation's SDK server (2025)
-// or the modern server (2026-07-28). `held`: the stdio front's frames go first (stdio-front.ts).
+// Framing is our own (transport.ts): a bad or oversized line is answered, never fatal.
+// Both protocol eras: eras.ts routes each message to the conversation's SDK server (2025)
+// or the 2026-07-28 server. `held`: the stdio front's frames go first (front.ts).
 
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import type { ModernServer } from '../server/modern/dispatch.js';
-import { StdioEraRouter } from './modern/stdio.js';
-import type { ConversationFactory, Serving } from './serving.js';
-import type { HeldInput } from './stdio-front.js';
-import { FramedStdioTransport } from './stdio-transport.js';
+import type { Rev2026Server } from '../../server/rev2026-07-28/dispatch.js';
+import { StdioEraRouter } from './eras.js';
+import type { ConversationFactory, Serving } from '../serving.js';
+import type { HeldInput } from './front.js';
+import { FramedStdioTransport } from './transport.js';
 
 export interface StdioOptions {
   input: Readable;
   output: Writable;
   maxMessageBytes: number; // one line at most (--max-body-bytes)
   open: ConversationFactory;
-  modern?: ModernServer; // serves the 2026-07-28 requests; without it, 2025 only
+  rev2026?: Rev2026Server; // serves the 2026-07-28 requests; without it, 2025 only
   log: (line: string) => void;
   onEnd: (why: string) => void; // called once: 'stdin closed', 'stdout closed' or 'transport closed'
   held?: HeldInput; // what the stdio front read before this transport existed (input is paused)
@@ -44,10 +44,10 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
 
   await conversation.connect(transport);
   // connect() installed the SDK's handler; every message now passes the era router first.
-  const { modern } = options;
-  if (modern) {
-    const legacy = transport.onmessage!;
-    const router = new StdioEraRouter(modern, (message) => transport.send(message), legacy);
+  const { rev2026 } = options;
+  if (rev2026) {
+    const rev2025 = transport.onmessage!;
+    const router = new StdioEraRouter(rev2026, (message) => transport.send(message), rev2025);
     transport.onmessage = (message) => router.route(message);
   }
   if (held) {
@@ -62,7 +62,7 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
   return {
     close() {
       ended = true; // closing the conversation closes the transport: no onEnd for that
-      closing ??= conversation.close().finally(() => modern?.close());
+      closing ??= conversation.close().finally(() => rev2026?.close());
       return closing;
     },
   };

@@ -1,11 +1,11 @@
 // Which era an HTTP POST to /mcp belongs to, decided from its body first (as the 2026-07-28
 // revision says) and then checked against its MCP-Protocol-Version / Mcp-Method / Mcp-Name
-// headers: legacy (to the session stack), modern (to the modern server), or a 400 rejection.
+// headers: 2025-11-25 (to the session stack), 2026-07-28 (to the 2026-07-28 server), or a 400 rejection.
 
 import { quote } from '../../errors.js';
-import { HEADER_MISMATCH, INVALID_PARAMS, claimedVersion, hasEnvelopeClaim, isModernVersion, readEnvelope } from '../../server/modern/envelope.js';
+import { HEADER_MISMATCH, INVALID_PARAMS, claimedVersion, hasEnvelopeClaim, isRev2026Version, readEnvelope } from './envelope.js';
 
-export interface ModernHeaders {
+export interface Rev2026Headers {
   protocolVersion: string | undefined;
   method: string | undefined;
   name: string | undefined;
@@ -13,8 +13,8 @@ export interface ModernHeaders {
 
 type Id = string | number | null;
 export type Route =
-  | { kind: 'legacy' }
-  | { kind: 'modern'; message: { id?: string | number; method: string; params?: Record<string, unknown> } }
+  | { kind: '2025-11-25' }
+  | { kind: '2026-07-28'; message: { id?: string | number; method: string; params?: Record<string, unknown> } }
   | { kind: 'reject'; status: number; id: Id; error: { code: number; message: string; data?: unknown } };
 
 // The methods whose params field the Mcp-Name header mirrors.
@@ -27,7 +27,7 @@ function header(value: string | string[] | undefined): string | undefined {
   return joined === undefined ? undefined : joined.replace(/^[ \t]+|[ \t]+$/g, '');
 }
 
-export function modernHeaders(headers: Record<string, string | string[] | undefined>): ModernHeaders {
+export function rev2026Headers(headers: Record<string, string | string[] | undefined>): Rev2026Headers {
   return { protocolVersion: header(headers['mcp-protocol-version']), method: header(headers['mcp-method']), name: header(headers['mcp-name']) };
 }
 
@@ -49,25 +49,25 @@ function mismatch(id: Id, what: string): Route {
   return { kind: 'reject', status: 400, id, error: { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` } };
 }
 
-export function classifyPost(headers: ModernHeaders, body: unknown): Route {
-  const headerModern = headers.protocolVersion !== undefined && isModernVersion(headers.protocolVersion);
+export function classifyPost(headers: Rev2026Headers, body: unknown): Route {
+  const headerRev2026 = headers.protocolVersion !== undefined && isRev2026Version(headers.protocolVersion);
   if (Array.isArray(body)) {
     if (body.some((element) => isObject(element) && hasEnvelopeClaim(element.params))) {
       return { kind: 'reject', status: 400, id: null, error: { code: -32600, message: 'Invalid Request: a JSON-RPC batch may not hold 2026-07-28 requests; send each request in its own POST' } };
     }
-    return { kind: 'legacy' };
+    return { kind: '2025-11-25' };
   }
-  if (!isObject(body) || typeof body.method !== 'string') return { kind: 'legacy' }; // responses, junk: the legacy stack answers
+  if (!isObject(body) || typeof body.method !== 'string') return { kind: '2025-11-25' }; // responses, junk: the 2025-11-25 stack answers
   const method = body.method;
   const id: Id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
   const params = isObject(body.params) ? body.params : undefined;
   const claim = hasEnvelopeClaim(params);
-  if (!('id' in body)) return claim || headerModern ? { kind: 'modern', message: { method, ...(params ? { params } : {}) } } : { kind: 'legacy' };
-  if (method === 'initialize' && !(claim && isModernVersion(claimedVersion(params) ?? ''))) {
-    return headerModern ? mismatch(id, `an initialize request (the 2025 handshake) came with MCP-Protocol-Version ${shown(headers.protocolVersion!)}; send initialize without that header, or send 2026-07-28 requests without initialize`) : { kind: 'legacy' };
+  if (!('id' in body)) return claim || headerRev2026 ? { kind: '2026-07-28', message: { method, ...(params ? { params } : {}) } } : { kind: '2025-11-25' };
+  if (method === 'initialize' && !(claim && isRev2026Version(claimedVersion(params) ?? ''))) {
+    return headerRev2026 ? mismatch(id, `an initialize request (the 2025 handshake) came with MCP-Protocol-Version ${shown(headers.protocolVersion!)}; send initialize without that header, or send 2026-07-28 requests without initialize`) : { kind: '2025-11-25' };
   }
   if (!claim) {
-    if (!headerModern) return { kind: 'legacy' };
+    if (!headerRev2026) return { kind: '2025-11-25' };
     const message = `Invalid params: the MCP-Protocol-Version header names ${shown(headers.protocolVersion!)} but params._meta carries no io.modelcontextprotocol/protocolVersion; a 2026-07-28 request carries its version, client info and capabilities in _meta`;
     return { kind: 'reject', status: 400, id, error: { code: INVALID_PARAMS, message } };
   }
@@ -87,10 +87,10 @@ export function classifyPost(headers: ModernHeaders, body: unknown): Route {
     if (decoded !== value) return mismatch(id, `Mcp-Name header ${shown(decoded)} does not match params.${field} ${shown(value)}`);
   }
   if (!envelope.ok) return { kind: 'reject', status: 400, id, error: { code: envelope.code, message: envelope.message, ...(envelope.data ? { data: envelope.data } : {}) } };
-  return { kind: 'modern', message: { id: id!, method, ...(params ? { params } : {}) } };
+  return { kind: '2026-07-28', message: { id: id!, method, ...(params ? { params } : {}) } };
 }
 
-// The HTTP status of an error the modern server answered (the envelope and headers were checked
+// The HTTP status of an error the 2026-07-28 server answered (the envelope and headers were checked
 // here before, with their own 400s): unknown method 404 (streamable-http.mdx), busy 503.
 export function statusOf(code: number): number {
   if (code === -32601) return 404;

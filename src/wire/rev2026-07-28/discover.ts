@@ -1,9 +1,9 @@
-// The server/discover answer and the once-per-client log line of the modern era, as pure pieces
-// with no SDK or zod behind them: the ModernServer answers with them, and so does the stdio front
-// (transport/stdio-front.ts) while the rest of zodexd is still loading.
+// The server/discover answer and the once-per-client log line of the 2026-07-28 era, as pure pieces
+// with no SDK or zod behind them: the Rev2026Server answers with them, and so does the stdio front
+// (transport/stdio/front.ts) while the rest of zodexd is still loading.
 
 import { quote } from '../../errors.js';
-import { META, SUPPORTED_MODERN_VERSIONS, type Envelope } from './envelope.js';
+import { META, SUPPORTED_REV2026_VERSIONS, type Envelope } from './envelope.js';
 
 type Id = string | number;
 
@@ -24,7 +24,7 @@ export function okResult(info: { name: string; version: string }, id: Id, result
 
 export function discoverResponse(info: DiscoverInfo, id: Id) {
   return okResult(serverInfoOf(info), id, {
-    supportedVersions: [...SUPPORTED_MODERN_VERSIONS],
+    supportedVersions: [...SUPPORTED_REV2026_VERSIONS],
     capabilities: { tools: {} },
     instructions: info.instructions,
     ttlMs: LIST_TTL_MS,
