@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ConversationTable, type Conversation } from '../../../src/transport/http/sessions.js';
+import { HttpSessionTable, type HttpSession } from '../../../src/transport/http/sessions.js';
 
 function table(cap: number, running: Set<string> = new Set()) {
-  const t = new ConversationTable(cap, (id) => running.has(id), () => {});
+  const t = new HttpSessionTable(cap, (id) => running.has(id), () => {});
   const add = (id: string, lastActivity: number, inFlight = 0) => {
-    const conversation: Conversation = { id, transport: undefined as never, lastActivity, inFlight, opening: false, principal: 'static', close: async () => t.delete(id) };
+    const conversation: HttpSession = { id, transport: undefined as never, lastActivity, inFlight, opening: false, principal: 'static', close: async () => t.delete(id) };
     t.add(conversation);
     return conversation;
   };
   return { t, add };
 }
 
-describe('ConversationTable', () => {
+describe('HttpSessionTable', () => {
   it('admits freely below the cap', () => {
     const { t, add } = table(2);
     add('a', 1);

@@ -5,7 +5,7 @@
 import type http from 'node:http';
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../../errors.js';
-import type { Conversation } from './sessions.js';
+import type { HttpSession } from './sessions.js';
 import type { Log } from '../../log.js';
 
 // The ids of the requests (not notifications or responses) a POST body carries.
@@ -18,7 +18,7 @@ export function requestIds(body: unknown): RequestId[] {
   });
 }
 
-export function cancelOnDrop(res: http.ServerResponse, conversation: Conversation, body: unknown, log: Log): void {
+export function cancelOnDrop(res: http.ServerResponse, conversation: HttpSession, body: unknown, log: Log): void {
   const ids = requestIds(body);
   if (ids.length === 0) return;
   res.once('close', () => {

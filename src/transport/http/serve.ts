@@ -22,7 +22,7 @@ import { REV2026_VERSION } from '../../wire/rev2026-07-28/envelope.js';
 import { cancelOnDrop } from './cancel.js';
 import { classifyPost, rev2026Headers } from '../../wire/rev2026-07-28/classify.js';
 import { serveRev2026, writeRejection } from './rev2026-07-28.js';
-import { ConversationTable, type Conversation } from './sessions.js';
+import { HttpSessionTable, type HttpSession } from './sessions.js';
 import type { ConversationFactory, Serving } from '../serving.js';
 
 const MCP_PATH = '/mcp';
@@ -90,13 +90,13 @@ export interface HttpServing extends Serving {
 
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const { log, guard: policy, authenticator } = options;
-  const conversations = new ConversationTable(options.maxConversations, options.hasRunningCommand, log);
+  const conversations = new HttpSessionTable(options.maxConversations, options.hasRunningCommand, log);
   let draining = false;
   let inFlight = 0;
   let drained: (() => void) | undefined;
 
   // Registered at once (as opening), so that the cap counts conversations still initializing.
-  const openConversation = (principal: string): { conversation: Conversation; connected: Promise<void> } => {
+  const openConversation = (principal: string): { conversation: HttpSession; connected: Promise<void> } => {
     const id = randomUUID();
     const opened = options.open(id, principal);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -106,7 +106,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       },
     });
     let closed = false;
-    const conversation: Conversation = {
+    const conversation: HttpSession = {
       id,
       transport,
       lastActivity: Date.now(),
@@ -184,7 +184,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         return;
       }
     }
-    let conversation: Conversation | undefined;
+    let conversation: HttpSession | undefined;
     let connected: Promise<void> | undefined;
     if (typeof sessionId === 'string') {
       conversation = conversations.get(sessionId);

@@ -1,11 +1,11 @@
-// The open HTTP conversations (MCP sessions), capped. Admitting a new one when the table is full
+// The open MCP sessions of HTTP (HttpSession, Mcp-Session-Id; not exec/session.ts's ExecSession), capped. Admitting a new one when the table is full
 // closes idle conversations (no call in flight, no command running) oldest first; if none is
 // idle, the caller answers 503. The idle sweep closes those unused for longer than the idle time.
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Log } from '../../log.js';
 
-export interface Conversation {
+export interface HttpSession {
   id: string;
   transport: StreamableHTTPServerTransport;
   lastActivity: number;
@@ -15,8 +15,8 @@ export interface Conversation {
   close(): Promise<void>; // leaves the table synchronously
 }
 
-export class ConversationTable {
-  private readonly table = new Map<string, Conversation>();
+export class HttpSessionTable {
+  private readonly table = new Map<string, HttpSession>();
 
   constructor(
     readonly cap: number,
@@ -29,16 +29,16 @@ export class ConversationTable {
     return this.table.size;
   }
 
-  get(id: string): Conversation | undefined {
+  get(id: string): HttpSession | undefined {
     const conversation = this.table.get(id);
     return conversation?.opening ? undefined : conversation;
   }
 
-  values(): Conversation[] {
+  values(): HttpSession[] {
     return [...this.table.values()];
   }
 
-  add(conversation: Conversation): void {
+  add(conversation: HttpSession): void {
     this.table.set(conversation.id, conversation);
   }
 
@@ -46,7 +46,7 @@ export class ConversationTable {
     this.table.delete(id);
   }
 
-  private idle(conversation: Conversation): boolean {
+  private idle(conversation: HttpSession): boolean {
     return !conversation.opening && conversation.inFlight === 0 && !this.hasRunningCommand(conversation.id);
   }
 
