@@ -85,7 +85,7 @@ export class Rev2026Server {
       case 'server/discover':
         return discoverResponse(this.runtime.options, request.id);
       case 'tools/list': {
-        return ok(this.info, request.id, { tools: this.definitions, ttlMs: LIST_TTL_MS, cacheScope: 'public' });
+        return okResult(this.info, request.id, { tools: this.definitions, ttlMs: LIST_TTL_MS, cacheScope: 'public' });
       }
       case 'tools/call':
         return this.call(request, envelope, io);
@@ -151,7 +151,7 @@ export class Rev2026Server {
         sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
       };
       const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
-      return ok(this.info, request.id, result as unknown as Record<string, unknown>);
+      return okResult(this.info, request.id, result as unknown as Record<string, unknown>);
     } finally {
       this.agents.release(key);
       io.signal.removeEventListener('abort', forward);
@@ -180,10 +180,6 @@ export class Rev2026Server {
       io.signal.addEventListener('abort', cancelled, { once: true });
     });
   }
-}
-
-function ok(info: { name: string; version: string }, id: RequestId, result: Record<string, unknown>): Rev2026Response {
-  return okResult(info, id, result);
 }
 
 function error(id: RequestId, code: number, message: string, data?: unknown): Rev2026Response {

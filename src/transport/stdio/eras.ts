@@ -7,6 +7,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../../errors.js';
 import type { Rev2026Response, Rev2026Server, RequestId } from '../../server/rev2026-07-28/dispatch.js';
+import { INVALID_REQUEST, errorReply } from './jsonrpc.js';
 import { SUPPORTED_REV2026_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isRev2026Version, readEnvelope } from '../../wire/rev2026-07-28/envelope.js';
 
 export type Era = 'undecided' | '2025-11-25' | '2026-07-28';
@@ -51,7 +52,7 @@ export class StdioEraRouter {
     if (method !== 'server/discover' && readEnvelope(params).ok) this.current = '2026-07-28';
     // An id still in flight names one request (it is how a cancellation finds it): a second
     // request under it is refused, never run beside the first, whose cancellation it would steal.
-    if (this.inFlight.has(id)) return void this.send(idInUse(id));
+    if (this.inFlight.has(id)) return void this.send(idInUse(id) as JSONRPCMessage); // its id is no null
     void this.serve(id, method, params as Record<string, unknown> | undefined);
   }
 
@@ -71,11 +72,8 @@ export class StdioEraRouter {
   }
 }
 
-function idInUse(id: RequestId): Rev2026Response {
-  // As the framing's own -32600 replies are worded (stdio/jsonrpc.ts errorReply).
-  const message = `INVALID_REQUEST: id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`;
-  return { jsonrpc: '2.0', id, error: { code: -32600, message, data: { code: 'INVALID_REQUEST' } } };
-}
+// Worded as the framing's own -32600 replies are: by the same errorReply.
+const idInUse = (id: RequestId) => errorReply(id, INVALID_REQUEST, 'INVALID_REQUEST', `id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`);
 
 function initializeRefused(id: RequestId): Rev2026Response {
   return {
