@@ -1,4 +1,5 @@
-// An exec session (ExecSession; not an MCP session, which is transport/http/sessions.ts): one running command, its output buffer, its deadline and how it ended.
+// An exec session (not an MCP session: transport/http/sessions.ts): one running command, its output
+// buffer, its deadline and how it ended.
 // Flow: PTY bytes -> AnsiStripper -> StreamRedactor (known secrets become [REDACTED:NAME]) ->
 // OutputBuffer and live observers (Liveboard); the PTY's exit, the timeout or a kill ends
 // it (the termination reason is set once, by whoever ends it first); waits end early when it

@@ -73,7 +73,8 @@ export class StdioEraRouter {
 }
 
 // Worded as the framing's own -32600 replies are: by the same errorReply.
-const idInUse = (id: RequestId) => errorReply(id, INVALID_REQUEST, 'INVALID_REQUEST', `id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`);
+const idInUse = (id: RequestId) =>
+  errorReply(id, INVALID_REQUEST, 'INVALID_REQUEST', `id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`);
 
 function initializeRefused(id: RequestId): Rev2026Response {
   return {
