@@ -19,7 +19,7 @@ export const ROOT = [['cli'], ['app']];
 
 // The core, top to bottom; folders on one line are siblings and may not import each other. '.' is
 // the root files (errors.ts, fsutil.ts, native.ts...). The core imports no feature.
-export const CORE = [['transport'], ['server'], ['tools'], ['exec', 'patch'], ['bounds', 'net'], ['.']];
+export const CORE = [['transport'], ['server'], ['tools'], ['exec', 'patch'], ['bounds', 'net', 'wire'], ['.']];
 
 // The optional features (src/features/NAME), behind the seams the core declares: each may import
 // the core, and of the other features only those named here (its declared lines).

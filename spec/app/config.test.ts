@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/app/config/defaults.js';
-import { UsageError } from '../../src/app/config/errors.js';
+import { ConfigUsageError } from '../../src/app/config/errors.js';
 import { configFor, logFormatOf, parseCli } from '../../src/app/config/parse.js';
 
 const config = configFor;
@@ -9,7 +9,7 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   try {
     parseCli(argv, env);
   } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(ConfigUsageError);
     const message = (error as Error).message;
     expect(message.split('\n')).toHaveLength(1);
     return message;

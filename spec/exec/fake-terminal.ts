@@ -2,7 +2,7 @@
 // typed and whether a kill was asked for. Its pid can never exist (above any pid_max).
 import type { Terminal, TerminalExit } from '../../src/exec/launch/terminal.js';
 import type { InputProbe, InputState } from '../../src/exec/process/inputwait.js';
-import { Session, type SessionInit } from '../../src/exec/session.js';
+import { ExecSession, type ExecSessionInit } from '../../src/exec/session.js';
 import { MemorySink } from './memory-sink.js';
 
 export const IMPOSSIBLE_PID = 99_999_999;
@@ -65,11 +65,11 @@ export class FakeProbe implements InputProbe {
   }
 }
 
-export function fakeSession(options: Partial<SessionInit> & { inlineBytes?: number } = {}) {
+export function fakeSession(options: Partial<ExecSessionInit> & { inlineBytes?: number } = {}) {
   const terminal = new FakeTerminal();
   const sink = new MemorySink(1 << 20);
   const inline = options.inlineBytes ?? 16_384;
-  const session = new Session(
+  const session = new ExecSession(
     {
       id: 's-test',
       handle: 'zs_test',

@@ -4,7 +4,7 @@
 // Closing it kills its commands, ends its own agent and closes its server.
 
 import { Conversation } from '../server/conversation.js';
-import { agentsFromMeta, type AgentTable } from '../server/modern/agents.js';
+import { agentsFromMeta, type AgentTable } from '../server/rev2026-07-28/agents.js';
 import type { ServerRuntime } from '../server/options.js';
 import { createMcpServer } from '../server/server.js';
 import type { ConversationFactory } from '../transport/serving.js';

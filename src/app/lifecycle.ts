@@ -2,7 +2,7 @@
 // the exit. Order: stop accepting (HTTP: 503 to newcomers) -> let calls in flight finish (up to
 // --drain-ms) -> kill commands -> close the conversations -> close the store -> exit 0.
 
-import type { HttpServing } from '../transport/http.js';
+import type { HttpServing } from '../transport/http/serve.js';
 import type { Serving } from '../transport/serving.js';
 import type { Runtime } from './runtime.js';
 

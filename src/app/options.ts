@@ -15,7 +15,7 @@ import type { ServerOptions } from '../server/options.js';
 import type { SchemaLimits } from '../tools/schemas.js';
 import type { OAuthOptions } from '../features/oauth/index.js';
 import type { OAuthStore } from '../features/store/oauth.js';
-import type { HttpOptions } from '../transport/http.js';
+import type { HttpOptions } from '../transport/http/serve.js';
 import { boundsInstruction } from '../features/bounds/prepare.js';
 import type { Config } from './config/defaults.js';
 import { VERSION } from './version.js';
@@ -93,7 +93,7 @@ export function oauthOptions(config: Config, built: Pick<OAuthOptions, 'store' |
   };
 }
 
-export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'modern' | 'hasRunningCommand' | 'log' | 'authenticator'>): HttpOptions {
+export function httpOptions(config: Config, built: Pick<HttpOptions, 'open' | 'rev2026' | 'hasRunningCommand' | 'log' | 'authenticator'>): HttpOptions {
   return {
     ...built,
     listen: config.listen,

@@ -1,6 +1,6 @@
 // The heavy half of zodexd's start, loaded by app/zodexd.ts with import() once the Config is
 // known (and, over stdio, once stdin is held): the ops listener's metrics (with --ops-listen), the
-// runtime, the conversation factory, the modern server and the chosen transport, then the stop
+// runtime, the conversation factory, the 2026-07-28 server and the chosen transport, then the stop
 // signals. HTTP loads only for HTTP, OAuth only with --oauth, the ops feature only with
 // --ops-listen, and the Local-mode tools only in Local mode (tools.ts).
 
@@ -8,9 +8,9 @@ import type { OAuth } from '../features/oauth/index.js';
 import type { Log } from '../log.js';
 import type { SecretRegistry } from '../secrets.js';
 import type { Serving } from '../transport/serving.js';
-import type { StdioFront } from '../transport/stdio-front.js';
-import { serveStdio } from '../transport/stdio.js';
-import { ModernServer } from '../server/modern/dispatch.js';
+import type { StdioFront } from '../transport/stdio/front.js';
+import { serveStdio } from '../transport/stdio/serve.js';
+import { Rev2026Server } from '../server/rev2026-07-28/dispatch.js';
 import type { Config } from './config/defaults.js';
 import { conversationFactory } from './conversations.js';
 import { HTTP_STOP_SIGNALS, once, onStopSignals, STDIO_STOP_SIGNALS, stopHttp, stopStdio } from './lifecycle.js';
@@ -23,7 +23,7 @@ export interface Started {
   log: Log; // redacts known secret values itself
   secrets: SecretRegistry;
   front?: StdioFront; // stdio: stdin as read since the process began
-  seenClients: Set<string>; // modern-era clients already logged (by the front)
+  seenClients: Set<string>; // 2026-07-28-era clients already logged (by the front)
 }
 
 export async function start(config: Config, started: Started): Promise<void> {
@@ -45,19 +45,19 @@ export async function start(config: Config, started: Started): Promise<void> {
 
 async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started, ops: OpsWiring | undefined): Promise<void> {
   // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
-  const modern = new ModernServer(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
+  const rev2026 = new Rev2026Server(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
   // 2025-11-25 conversations find the agent their calls' _meta names in the same table.
-  const open = conversationFactory(runtime, modern.agents);
+  const open = conversationFactory(runtime, rev2026.agents);
   if (config.transport === 'http') {
-    const { serveHttp } = await import('../transport/http.js');
+    const { serveHttp } = await import('../transport/http/serve.js');
     const hasRunningCommand = (id: string) => runtime.engine.list().some((session) => session.owner === id && !session.hasEnded);
     const oauth = config.oauth.enabled ? await openOAuth(config, runtime) : undefined;
-    const serving = await serveHttp(httpOptions(config, { open, modern, hasRunningCommand, log, ...(oauth ? { authenticator: oauth } : {}) }));
-    ops?.serving({ httpSessions: () => serving.sessions, agents: () => modern.agents.size });
+    const serving = await serveHttp(httpOptions(config, { open, rev2026, hasRunningCommand, log, ...(oauth ? { authenticator: oauth } : {}) }));
+    ops?.serving({ httpSessions: () => serving.sessions, agents: () => rev2026.agents.size });
     // Revoking a grant cuts its client off: its sessions, its calls in flight, its commands.
     oauth?.onRevoked((grantId) => {
       const sessions = serving.endPrincipal(grantId);
-      const commands = modern.endPrincipal(grantId);
+      const commands = rev2026.endPrincipal(grantId);
       log(`oauth: grant ${grantId} was revoked: ${sessions} session(s) ended, ${commands} command(s) killed`);
     });
     onStopSignals(
@@ -78,9 +78,9 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
   });
   onStopSignals(STDIO_STOP_SIGNALS, stop);
   const held = front?.handOff();
-  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, modern, log, onEnd: stop, ...(held ? { held } : {}) });
+  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, rev2026, log, onEnd: stop, ...(held ? { held } : {}) });
   await serving;
-  ops?.serving({ httpSessions: () => 0, agents: () => modern.agents.size });
+  ops?.serving({ httpSessions: () => 0, agents: () => rev2026.agents.size });
 }
 
 // --oauth (features/oauth, loaded only then): its state fails closed, so a database that cannot be

@@ -6,8 +6,8 @@
 // from then on no log line shows one.
 
 import type { SecretRegistry } from '../secrets.js';
-import { holdStdio } from '../transport/stdio-front.js';
-import { UsageError } from './config/errors.js';
+import { holdStdio } from '../transport/stdio/front.js';
+import { ConfigUsageError } from './config/errors.js';
 import { logFormatOf, parseCli } from './config/parse.js';
 import { createLogger, type Log } from '../log.js';
 import { USAGE } from './config/usage.js';
@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     request = parseCli(argv);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof ConfigUsageError) {
       log(error.message, { level: 'error' });
       process.exit(EXIT_USAGE);
     }

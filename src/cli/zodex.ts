@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../app/config/errors.js';
+import { ConfigUsageError } from '../app/config/errors.js';
 import { VERSION } from '../app/version.js';
 import { CliUsageError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, type CliIo, type CommandModule } from './commands/command.js';
 
@@ -65,7 +65,7 @@ export async function runZodex(argv: string[], io: CliIo): Promise<number> {
     const command = await entry.load();
     return await command.run(rest, io);
   } catch (error) {
-    if (error instanceof CliUsageError || error instanceof UsageError) {
+    if (error instanceof CliUsageError || error instanceof ConfigUsageError) {
       io.stderr(`zodex ${name}: ${error.message}; see zodex ${name} --help\n`);
       return EXIT_USAGE;
     }

@@ -1,6 +1,6 @@
 // The process engine: starts commands on PTYs, keeps the sessions that outlive a call, and
 // answers "wait up to N ms, then tell me what happened". Knows nothing of MCP.
-// Flow: start() -> Session (registered under its handle) -> collect() waits and reports; a
+// Flow: start() -> ExecSession (registered under its handle) -> collect() waits and reports; a
 // report that carries the exit retires the handle. Owners (conversations) take their
 // sessions with them when they close; a leased command is killed once its handle goes unused
 // (handles.ts); shutdown() kills everything. Commands run in a cgroup of their own where one can
@@ -18,7 +18,7 @@ import type { OutputLimits } from './output/buffer.js';
 import { openLaunchers, type Launchers } from './launch/launcher.js';
 import type { Terminal } from './launch/terminal.js';
 import type { RedactionSource } from './output/redact.js';
-import { Session, type RefusalNotes, type SessionReport, type WaitOptions } from './session.js';
+import { ExecSession, type RefusalNotes, type ExecSessionReport, type WaitOptions } from './session.js';
 import type { SpillStore } from './output/spill.js';
 
 export interface EngineOptions {
@@ -60,13 +60,13 @@ export interface StartRequest {
 }
 
 export interface EngineEvents {
-  onSessionStart?(session: Session): void;
-  onSessionEnd?(session: Session): void;
+  onSessionStart?(session: ExecSession): void;
+  onSessionEnd?(session: ExecSession): void;
 }
 
 export class ExecEngine {
-  private readonly sessions = new Map<string, Session>();
-  private readonly expiries = new Map<Session, NodeJS.Timeout>();
+  private readonly sessions = new Map<string, ExecSession>();
+  private readonly expiries = new Map<ExecSession, NodeJS.Timeout>();
   private readonly launchers: Launchers;
   private readonly environments = new WeakMap<object, Readonly<Record<string, string>>>();
   private readonly leases = new HandleLeases();
@@ -107,11 +107,11 @@ export class ExecEngine {
     return running;
   }
 
-  list(): Session[] {
+  list(): ExecSession[] {
     return [...this.sessions.values()];
   }
 
-  async start(request: StartRequest): Promise<Session> {
+  async start(request: StartRequest): Promise<ExecSession> {
     if (this.closing) throw shuttingDown();
     const { running } = this;
     if (running >= this.options.maxSessions) {
@@ -135,7 +135,7 @@ export class ExecEngine {
       pty.dispose();
       throw shuttingDown();
     }
-    const session = new Session(
+    const session = new ExecSession(
       {
         id: newSessionId(),
         handle,
@@ -171,7 +171,7 @@ export class ExecEngine {
     return env;
   }
 
-  private onEnded(session: Session): void {
+  private onEnded(session: ExecSession): void {
     this.events.onSessionEnd?.(session);
     // Nobody may ever ask again: drop the record after a while so memory stays bounded.
     if (this.sessions.get(session.handle) !== session) return;
@@ -181,20 +181,20 @@ export class ExecEngine {
   }
 
   // The live session a handle names, if any (no error).
-  peek(handle: string): Session | undefined {
+  peek(handle: string): ExecSession | undefined {
     const session = this.sessions.get(handle);
     return session && !session.isSpent ? session : undefined;
   }
 
   // The session a handle names while its command runs.
-  private runningSession(handle: string): Session | undefined {
+  private runningSession(handle: string): ExecSession | undefined {
     const session = this.peek(handle);
     return session && !session.hasEnded ? session : undefined;
   }
 
   // The session a handle names, or UNKNOWN_SESSION with a message a model can act on. A handle
   // started under another principal (another OAuth grant) answers exactly like one that never existed.
-  find(handle: string, principal?: string): Session {
+  find(handle: string, principal?: string): ExecSession {
     const session = this.peek(handle);
     if (!session || (principal !== undefined && session.principal !== undefined && session.principal !== principal)) {
       throw new ZodexError(
@@ -209,7 +209,7 @@ export class ExecEngine {
   // Waits until the session ends or `yieldMs` passes (or earlier: see WaitOptions), then
   // reports. A report carrying the exit retires the handle. A call whose signal aborted takes
   // no report: the output and the exit stay for the next call (CANCELLED is thrown).
-  async collect(session: Session, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<SessionReport> {
+  async collect(session: ExecSession, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<ExecSessionReport> {
     session.beginAsking();
     try {
       await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
@@ -222,7 +222,7 @@ export class ExecEngine {
     return report;
   }
 
-  private retire(session: Session): void {
+  private retire(session: ExecSession): void {
     if (this.sessions.get(session.handle) !== session) return;
     this.sessions.delete(session.handle);
     clearTimeout(this.expiries.get(session));
@@ -242,7 +242,7 @@ export class ExecEngine {
   }
 
   // Kills the sessions `which` picks and retires each once it ended; returns how many ran.
-  private closeWhere(which: (session: Session) => boolean): number {
+  private closeWhere(which: (session: ExecSession) => boolean): number {
     let killed = 0;
     for (const session of this.list()) {
       if (!which(session)) continue;

@@ -1,4 +1,4 @@
-// Session handles: the capability that lets a caller continue a command (144 random bits in
+// Session handles (the tools' session_handle): the capability that lets a caller continue a command (144 random bits in
 // URL-safe base64 behind a fixed prefix; never a pid, a counter or anything guessable), and who
 // owns the command behind one, the one rule whatever era or tool asks: a command started with
 // `leased` (the 2026-07-28 era, where no session holds it) belongs to its handle. Every call that
@@ -10,7 +10,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Log } from '../log.js';
-import type { Session } from './session.js';
+import type { ExecSession } from './session.js';
 
 export const HANDLE_PREFIX = 'zs_';
 export const HANDLE_PATTERN = /^zs_[A-Za-z0-9_-]{24}$/;
@@ -64,7 +64,7 @@ export class HandleLeases {
   // Until stop(), every quarter of idleMs (50 ms to a minute): the command of each leased handle
   // unused for idleMs is killed, with one log line naming its handle and agent. running(handle):
   // its session while the command runs. Returns the sweep, for a caller that sweeps itself.
-  keep(idleMs: number, running: (handle: string) => Session | undefined, log: Log | undefined): (now?: number) => void {
+  keep(idleMs: number, running: (handle: string) => ExecSession | undefined, log: Log | undefined): (now?: number) => void {
     const kill = (handle: string) => {
       const session = running(handle)!;
       session.kill('killed');

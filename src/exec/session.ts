@@ -1,4 +1,5 @@
-// A session: one running command, its output buffer, its deadline and how it ended.
+// An exec session (not an MCP session: transport/http/sessions.ts): one running command, its output
+// buffer, its deadline and how it ended.
 // Flow: PTY bytes -> AnsiStripper -> StreamRedactor (known secrets become [REDACTED:NAME]) ->
 // OutputBuffer and live observers (Liveboard); the PTY's exit, the timeout or a kill ends
 // it (the termination reason is set once, by whoever ends it first); waits end early when it
@@ -45,7 +46,7 @@ export interface WaitOptions {
   outputSettle?: { quietMs: number; maxMs: number } | undefined;
 }
 
-export interface SessionEnd {
+export interface ExecSessionEnd {
   exitCode: number;
   signal: number | undefined;
   reason: TerminationReason;
@@ -64,7 +65,7 @@ export interface RefusalNotes {
 // strerror(EROFS) in the C locale: what a refused write prints under the sandbox's read-only mounts.
 const READ_ONLY_MESSAGE = 'Read-only file system';
 
-export interface SessionReport {
+export interface ExecSessionReport {
   status: 'running' | 'exited';
   summary: string;
   output: string;
@@ -84,7 +85,7 @@ export interface SessionReport {
   sandboxRefused?: string | undefined;
 }
 
-export interface SessionInit {
+export interface ExecSessionInit {
   id: string;
   handle: string;
   owner: string;
@@ -104,7 +105,7 @@ export interface SessionInit {
   refusals?: RefusalNotes | undefined; // with a sandbox or the network off
 }
 
-export class Session {
+export class ExecSession {
   readonly id: string;
   readonly handle: string;
   readonly owner: string;
@@ -118,7 +119,7 @@ export class Session {
   private readonly stripper = new AnsiStripper();
   private readonly redactor: StreamRedactor | undefined;
   private reason: TerminationReason | undefined;
-  private ended: SessionEnd | undefined;
+  private ended: ExecSessionEnd | undefined;
   private endReported = false;
   private readonly timeout: NodeJS.Timeout;
   private killTimer: NodeJS.Timeout | undefined;
@@ -141,7 +142,7 @@ export class Session {
   private askedAt = Date.now();
 
   constructor(
-    init: SessionInit,
+    init: ExecSessionInit,
     private readonly pty: Terminal,
   ) {
     this.id = init.id;
@@ -173,7 +174,7 @@ export class Session {
     return this.ended !== undefined;
   }
 
-  get end(): SessionEnd | undefined {
+  get end(): ExecSessionEnd | undefined {
     return this.ended;
   }
 
@@ -380,7 +381,7 @@ export class Session {
   }
 
   // The result view: output since the previous report, status, and the end once there is one.
-  report(): SessionReport {
+  report(): ExecSessionReport {
     const ended = this.ended;
     const view = this.output.take(ended !== undefined);
     const now = ended?.endedAt ?? Date.now();
@@ -405,7 +406,7 @@ export class Session {
     };
   }
 
-  private takeRefusals(ended: SessionEnd | undefined): string | undefined {
+  private takeRefusals(ended: ExecSessionEnd | undefined): string | undefined {
     const notes: string[] = [];
     if (this.writeRefused && this.refusals?.write) notes.push(this.refusals.write);
     if (ended?.networkRefused && this.refusals?.network) notes.push(this.refusals.network(ended.networkRefused));

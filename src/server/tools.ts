@@ -1,23 +1,24 @@
 // The tools/list and tools/call handlers of one conversation's server, in place of the SDK's
 // (which strips unknown arguments and reports its own zod texts). Flow per call: the SDK's
-// request check (-32602, call-request.ts) -> the agent the call runs as (its _meta, else the
+// request and result checks (its Server's own tools/call wrapper) -> the agent the call runs as (its _meta, else the
 // conversation) -> tool known? -> tools/validate.ts -> the agent records it (unless the tool is no
 // invocation) and runs the tool; a rejected call, an unknown tool's too, is recorded like any
 // failed call, except a rejected call of a tool that is no invocation (set_agent_alias).
 // Every call, in both eras, is told to the observer (started, then ended with its outcome and time).
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type CallToolResult, type Tool as SdkTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest, type Tool as SdkTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ZodexError, isErrorCode, quote } from '../errors.js';
 import type { CallOutcome, Observer } from '../observe.js';
 import type { Outcome, SchemaLimits, Tool, ToolContext } from '../tools/index.js';
 import { parseArguments } from '../tools/validate.js';
-import { setCallHandler, type Extra } from './call-request.js';
 import type { Conversation } from './conversation.js';
 
-export type { Extra };
-// What a tool's call uses of the request: the 2025 SDK's extra, or the modern era's own.
+// What the SDK hands a request handler besides the request (the call's signal, _meta, notifications).
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+// What a tool's call uses of the request: the 2025 SDK's extra, or the 2026-07-28 era's own.
 export type CallExtra = Pick<Extra, 'signal' | '_meta' | 'sendNotification'>;
 
 // A tool as the SDK lists it, and its call with the argument types erased.
@@ -116,9 +117,10 @@ export function serveTools(
 ): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
-  // The SDK's checks of a tools/call (-32602 for params it refuses) run in call-request.ts, once.
-  setCallHandler(server, async (request, extra) => {
-    const { params } = request;
+  // The SDK Server wraps it in its checks (-32602 for params it refuses); the loose schema, not
+  // CallToolRequestSchema, so that a refused request gets that wrapper's answer, not a parse error.
+  server.server.setRequestHandler(z.looseObject({ method: z.literal('tools/call') }), async (request, extra) => {
+    const { params } = request as CallToolRequest;
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
     if (!tool) return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, () => unknown(params.name, raw, extra)) : unknown(params.name, raw, extra);

@@ -4,7 +4,7 @@
 
 import os from 'node:os';
 import type { ExecEngine } from '../exec/engine.js';
-import type { Session, SessionReport, WaitOptions } from '../exec/session.js';
+import type { ExecSession, ExecSessionReport, WaitOptions } from '../exec/session.js';
 import { formatSeconds } from '../exec/summary.js';
 import { PROGRESS_INTERVAL_MS, type ExecResult } from './schemas.js';
 import type { CallControl } from './tool.js';
@@ -22,7 +22,7 @@ export function withYield(result: ExecResult, asked: number | undefined, used: n
 }
 
 // settle: when the wait ends early on output (an answer to typed input, or a poll's new output).
-export async function collectWithProgress(engine: ExecEngine, session: Session, yieldMs: number, call: CallControl, settle: Pick<WaitOptions, 'answerSettleMs' | 'outputSettle'> = {}): Promise<SessionReport> {
+export async function collectWithProgress(engine: ExecEngine, session: ExecSession, yieldMs: number, call: CallControl, settle: Pick<WaitOptions, 'answerSettleMs' | 'outputSettle'> = {}): Promise<ExecSessionReport> {
   const progress = call.progress;
   const options = { ...settle, untilInput: true };
   if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, options);
@@ -38,7 +38,7 @@ export async function collectWithProgress(engine: ExecEngine, session: Session, 
 
 const signalNames = new Map<number, string>(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
 
-export function toExecResult(report: SessionReport): ExecResult {
+export function toExecResult(report: ExecSessionReport): ExecResult {
   // Reading order: the start of what is new, what is left out, then its end.
   const result: ExecResult = {
     summary: report.summary,

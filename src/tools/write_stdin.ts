@@ -3,7 +3,7 @@
 
 import { z } from 'zod';
 import { ZodexError } from '../errors.js';
-import type { Session } from '../exec/session.js';
+import type { ExecSession } from '../exec/session.js';
 import { WRITE_STDIN_DEFAULT_YIELD_MS, PROGRESS_INTERVAL_MS, execResultShape, formatBytes, typed, yieldField, type SchemaLimits } from './schemas.js';
 import { clampYield, collectWithProgress, toExecResult, withYield } from './exec-result.js';
 import type { ExecOutcome } from './exec_command.js';
@@ -75,7 +75,7 @@ export interface WriteStdinArgs {
   since_offset?: number | undefined;
 }
 
-export async function writeStdin(args: WriteStdinArgs, session: Session, ctx: Pick<ToolContext, 'engine' | 'maxYieldMs'>, call: CallControl): Promise<ExecOutcome> {
+export async function writeStdin(args: WriteStdinArgs, session: ExecSession, ctx: Pick<ToolContext, 'engine' | 'maxYieldMs'>, call: CallControl): Promise<ExecOutcome> {
   if (args.kill_process && args.chars !== undefined && args.chars !== '') {
     throw new ZodexError('INVALID_ARGUMENT', 'send chars and kill_process in separate calls: type first, then kill if needed');
   }

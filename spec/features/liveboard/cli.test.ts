@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIVEBOARD_LISTEN, parseLiveboardArgs } from '../../../src/cli/commands/liveboard.js';
 import type { CliIo } from '../../../src/cli/commands/command.js';
-import { UsageError } from '../../../src/app/config/errors.js';
+import { ConfigUsageError } from '../../../src/app/config/errors.js';
 import { configFor } from '../../../src/app/config/parse.js';
 import { USAGE } from '../../../src/app/config/usage.js';
 import { runZodex } from '../../../src/cli/zodex.js';
@@ -24,7 +24,7 @@ describe('zodexd --liveboard', () => {
   });
 
   it('refuses wildcards and malformed addresses, naming the flag', () => {
-    expect(() => configOf(['--liveboard', '0.0.0.0:7392'])).toThrow(UsageError);
+    expect(() => configOf(['--liveboard', '0.0.0.0:7392'])).toThrow(ConfigUsageError);
     expect(() => configOf(['--liveboard', '0.0.0.0:7392'])).toThrow(/--liveboard 0\.0\.0\.0:7392 is a wildcard bind/);
     expect(() => configOf(['--liveboard', ':7392'])).toThrow(/wildcard/);
     expect(() => configOf(['--liveboard', 'localhost'])).toThrow(/--liveboard "localhost" is not HOST:PORT/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/app/config/defaults.js';
-import { UsageError } from '../../../src/app/config/errors.js';
+import { ConfigUsageError } from '../../../src/app/config/errors.js';
 import { configFor, parseCli } from '../../../src/app/config/parse.js';
 
 const http = ['--transport', 'http'];
@@ -11,7 +11,7 @@ function refusal(argv: string[]): string {
   try {
     parseCli(argv, {});
   } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toBeInstanceOf(ConfigUsageError);
     return (error as Error).message;
   }
   throw new Error(`zodexd ${argv.join(' ')} was accepted`);

@@ -1,4 +1,4 @@
-// argv + environment -> a validated Config, or a UsageError naming the flag and the fix.
+// argv + environment -> a validated Config, or a ConfigUsageError naming the flag and the fix.
 // All defaults are applied here, in one place (values in defaults.ts, address rules in net/);
 // every rule about which flags go together is checked here, before anything starts.
 
@@ -32,7 +32,7 @@ import {
   MAX_MAX_YIELD_MS,
   type Config,
 } from './defaults.js';
-import { setting, UsageError } from './errors.js';
+import { setting, ConfigUsageError } from './errors.js';
 import { OAUTH_FLAG_OPTIONS, oauthConfigFrom } from './oauth.js';
 import { loadToken, resolveStateDir } from './sources.js';
 
@@ -89,11 +89,11 @@ export type CliRequest = { kind: 'help' } | { kind: 'version' } | { kind: 'run';
 function parseCount(flag: string, value: string | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (!/^[0-9]+$/.test(value.trim())) {
-    throw new UsageError(`${flag} ${JSON.stringify(value)} is not a whole number; write e.g. ${flag} ${fallback}`);
+    throw new ConfigUsageError(`${flag} ${JSON.stringify(value)} is not a whole number; write e.g. ${flag} ${fallback}`);
   }
   const number = Number(value);
   if (!Number.isSafeInteger(number) || number < min) {
-    throw new UsageError(`${flag} must be at least ${min}; got ${value}`);
+    throw new ConfigUsageError(`${flag} must be at least ${min}; got ${value}`);
   }
   return number;
 }
@@ -101,7 +101,7 @@ function parseCount(flag: string, value: string | undefined, fallback: number, m
 // flag: where the value came from, a flag or an environment variable (the refusal names it).
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`${written(flag, JSON.stringify(value))} is not one of ${allowed.join(', ')}; write e.g. ${written(flag, allowed[0]!)}`);
+  throw new ConfigUsageError(`${written(flag, JSON.stringify(value))} is not one of ${allowed.join(', ')}; write e.g. ${written(flag, allowed[0]!)}`);
 }
 
 // Which of a flag and its environment variable a value comes from (the flag wins).
@@ -109,25 +109,25 @@ const sourceOf = (flag: string, value: unknown, variable: string) => (value !== 
 
 // --shell (or ZODEX_SHELL): an absolute path to an executable file.
 function checkShell(flag: string, file: string): string {
-  if (!path.isAbsolute(file)) throw new UsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
+  if (!path.isAbsolute(file)) throw new ConfigUsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
   try {
     fs.accessSync(file, fs.constants.X_OK);
     if (!fs.statSync(file).isFile()) throw new Error('not a file');
   } catch {
-    throw new UsageError(`${written(flag, file)} is not an executable file; name an installed shell, e.g. one /etc/shells lists`);
+    throw new ConfigUsageError(`${written(flag, file)} is not an executable file; name an installed shell, e.g. one /etc/shells lists`);
   }
   return file;
 }
 
 function checkDirectory(flag: string, dir: string): string {
-  if (!path.isAbsolute(dir)) throw new UsageError(`${flag} must be an absolute path; got ${JSON.stringify(dir)}`);
+  if (!path.isAbsolute(dir)) throw new ConfigUsageError(`${flag} must be an absolute path; got ${JSON.stringify(dir)}`);
   let stat: fs.Stats;
   try {
     stat = fs.statSync(dir);
   } catch {
-    throw new UsageError(`${flag} ${dir} does not exist; create it or pass an existing directory`);
+    throw new ConfigUsageError(`${flag} ${dir} does not exist; create it or pass an existing directory`);
   }
-  if (!stat.isDirectory()) throw new UsageError(`${flag} ${dir} is not a directory`);
+  if (!stat.isDirectory()) throw new ConfigUsageError(`${flag} ${dir} is not a directory`);
   return path.normalize(dir);
 }
 
@@ -148,7 +148,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]}; see zodexd --help`);
+    throw new ConfigUsageError(`${(error as Error).message.split('\n')[0]}; see zodexd --help`);
   }
   const flags = parsed.values;
   if (flags.help) return { kind: 'help' };
@@ -161,13 +161,13 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   if (transport === 'stdio') {
     if (flags.listen !== undefined) {
-      throw new UsageError('--listen only applies to --transport http; drop --listen or add --transport http');
+      throw new ConfigUsageError('--listen only applies to --transport http; drop --listen or add --transport http');
     }
     if (flags['allow-host'] !== undefined) {
-      throw new UsageError('--allow-host only applies to --transport http; drop --allow-host or add --transport http');
+      throw new ConfigUsageError('--allow-host only applies to --transport http; drop --allow-host or add --transport http');
     }
     if (flags['insecure-no-auth']) {
-      throw new UsageError('--insecure-no-auth only applies to --transport http; drop it');
+      throw new ConfigUsageError('--insecure-no-auth only applies to --transport http; drop it');
     }
     for (const name of ['ZODEX_LISTEN', 'ZODEX_ALLOW_HOST'] as const) {
       if (env[name]) notices.push(`ignoring ${name}: it only applies to --transport http`);
@@ -190,7 +190,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const maxExecTimeoutMs = parseCount('--max-exec-timeout-ms', flags['max-exec-timeout-ms'], DEFAULT_MAX_EXEC_TIMEOUT_MS);
   const maxYieldMs = parseCount('--max-yield-ms', flags['max-yield-ms'], DEFAULT_MAX_YIELD_MS, 0);
   if (maxYieldMs > MAX_MAX_YIELD_MS) {
-    throw new UsageError(`--max-yield-ms must be at most ${MAX_MAX_YIELD_MS} (1 hour); got ${maxYieldMs}. Clients time out long before that`);
+    throw new ConfigUsageError(`--max-yield-ms must be at most ${MAX_MAX_YIELD_MS} (1 hour); got ${maxYieldMs}. Clients time out long before that`);
   }
   const inlineLimitBytes = parseCount('--inline-limit-bytes', flags['inline-limit-bytes'], DEFAULT_INLINE_LIMIT_BYTES, 256);
   const previewBytes = Math.min(parseCount('--preview-bytes', flags['preview-bytes'], DEFAULT_PREVIEW_BYTES, 64), inlineLimitBytes);
@@ -200,11 +200,11 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const authToken = loadToken(flags['auth-token-file'], env);
   const insecureNoAuth = flags['insecure-no-auth'] ?? false;
   const bindProblem = transport === 'http' ? mcpBindProblem(listen, authToken, insecureNoAuth, oauth.enabled, listenFrom) : undefined;
-  if (bindProblem) throw new UsageError(bindProblem);
+  if (bindProblem) throw new ConfigUsageError(bindProblem);
 
   const liveboard = flags.liveboard === undefined ? undefined : setting(() => parseListen(flags.liveboard!, '--liveboard'));
   const liveboardProblem = liveboard && liveboardBindProblem(liveboard, authToken, '--liveboard');
-  if (liveboardProblem) throw new UsageError(liveboardProblem);
+  if (liveboardProblem) throw new ConfigUsageError(liveboardProblem);
 
   // Off by default; the same address rules as --listen (no wildcard). Unauthenticated and read-only.
   const opsValue = flags['ops-listen'] ?? (env.ZODEX_OPS_LISTEN || undefined);
@@ -215,7 +215,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   try {
     context = loadContextOptions({ stateDir, flags: contextFlagsFrom(flags), env });
   } catch (error) {
-    if (error instanceof ContextConfigError) throw new UsageError(error.message);
+    if (error instanceof ContextConfigError) throw new ConfigUsageError(error.message);
     throw error;
   }
 
@@ -223,23 +223,23 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   try {
     writeMode = resolveWriteMode(flags['write-mode'], env);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new ConfigUsageError((error as Error).message);
   }
   const sandbox = oneOf(sourceOf('--sandbox', flags.sandbox, 'ZODEX_SANDBOX'), flags.sandbox ?? (env.ZODEX_SANDBOX || 'off'), SANDBOX_MODES);
   const sandboxNetwork = oneOf(sourceOf('--sandbox-network', flags['sandbox-network'], 'ZODEX_SANDBOX_NETWORK'), flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'), NETWORK_SETTINGS);
   const rootValues = flags['writable-root'] ?? (env.ZODEX_WRITABLE_ROOTS ? env.ZODEX_WRITABLE_ROOTS.split(':').filter((root) => root !== '') : []);
   if (rootValues.length > 0 && sandbox !== 'workspace-write') {
-    throw new UsageError(`--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`);
+    throw new ConfigUsageError(`--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`);
   }
   const writableRoots = [...new Set(rootValues.map((root) => fs.realpathSync(checkDirectory('--writable-root', root))))];
   const gitReadCredentials = flags['git-read-credentials'] ?? (env.ZODEX_GIT_READ_CREDENTIALS || undefined);
   if (gitReadCredentials !== undefined && !isGoverned(writeMode.mode)) {
-    throw new UsageError('--git-read-credentials only applies to --write-mode read-only or publish-pr: in direct mode commands use your own credentials; drop it or choose a governed mode');
+    throw new ConfigUsageError('--git-read-credentials only applies to --write-mode read-only or publish-pr: in direct mode commands use your own credentials; drop it or choose a governed mode');
   }
   const redactEnv = (flags['redact-env'] ?? (env.ZODEX_REDACT_ENV ?? '').split(',')).map((name) => name.trim()).filter((name) => name !== '');
   for (const name of redactEnv) {
     if (!REDACT_ENV_NAME.test(name)) {
-      throw new UsageError(`--redact-env ${JSON.stringify(name.slice(0, 80))} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`);
+      throw new ConfigUsageError(`--redact-env ${JSON.stringify(name.slice(0, 80))} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`);
     }
   }
   const config: Config = {

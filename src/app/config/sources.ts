@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { UsageError } from './errors.js';
+import { ConfigUsageError } from './errors.js';
 
 // Shorter tokens are refused: anything that can reach the listener could guess them.
 export const MIN_TOKEN_CHARS = 16;
@@ -15,11 +15,11 @@ export function readToken(file: string): string {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--auth-token-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code}); check the path`);
+    throw new ConfigUsageError(`--auth-token-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code}); check the path`);
   }
   const token = text.trim();
   if (token.length < MIN_TOKEN_CHARS) {
-    throw new UsageError(`--auth-token-file ${file} holds a token shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
+    throw new ConfigUsageError(`--auth-token-file ${file} holds a token shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
   }
   return token;
 }
@@ -29,7 +29,7 @@ export function loadToken(file: string | undefined, env: NodeJS.ProcessEnv): str
   if (file !== undefined) return readToken(file);
   if (!env.ZODEX_AUTH_TOKEN) return undefined;
   const token = env.ZODEX_AUTH_TOKEN.trim();
-  if (token.length < MIN_TOKEN_CHARS) throw new UsageError(`ZODEX_AUTH_TOKEN is shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
+  if (token.length < MIN_TOKEN_CHARS) throw new ConfigUsageError(`ZODEX_AUTH_TOKEN is shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
   return token;
 }
 
@@ -41,6 +41,6 @@ export function defaultStateDir(env: NodeJS.ProcessEnv): string {
 // --state-dir as given (resolved), else ZODEX_STATE_DIR (an image sets it to its volume), else the default.
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   if (flag === undefined) return env.ZODEX_STATE_DIR && path.isAbsolute(env.ZODEX_STATE_DIR) ? path.normalize(env.ZODEX_STATE_DIR) : defaultStateDir(env);
-  if (flag.trim() === '') throw new UsageError('--state-dir needs a directory');
+  if (flag.trim() === '') throw new ConfigUsageError('--state-dir needs a directory');
   return path.resolve(flag);
 }

@@ -3,7 +3,7 @@
 // Flow: argv + env -> parseLiveboardArgs (defaults and checks) -> the store -> startLiveboard ->
 // wait for SIGINT/SIGTERM -> close. Sessions are acted on through each zodexd's control socket.
 
-import { setting, UsageError } from '../../app/config/errors.js';
+import { setting, ConfigUsageError } from '../../app/config/errors.js';
 import { loadToken, resolveStateDir } from '../../app/config/sources.js';
 import { concealSecrets } from '../../app/secrets.js';
 import { onStopSignals } from '../../app/lifecycle.js';
@@ -53,7 +53,7 @@ export function parseLiveboardArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   const allowHosts = [...new Set((values['allow-host'] ?? []).map((value) => setting(() => parseAllowHost(value))))];
   const token = loadToken(values['auth-token-file'], env);
   const problem = liveboardBindProblem(listen, token, '--listen');
-  if (problem) throw new UsageError(problem);
+  if (problem) throw new ConfigUsageError(problem);
   return { kind: 'run', settings: { listen, stateDir: resolveStateDir(values['state-dir'], env), allowHosts, token } };
 }
 

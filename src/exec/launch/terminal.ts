@@ -1,5 +1,5 @@
 // The one terminal interface: a command on its own PTY with zodex-spawn (native/) as its reporter,
-// however it was started (launcher.ts). Session drives it; tests drive a Session through a fake
+// however it was started (launcher.ts). ExecSession drives it; tests drive an ExecSession through a fake
 // one, with no process. Flow: a launcher starts zodex-spawn on a bare terminal (fdterminal.ts, or
 // node-pty's own: nodepty.ts), whose bytes still carry zodex-spawn's end marker; withEndMarker()
 // reads them: bytes before the marker go to onData, the marker's status to onExit (wire.ts).

@@ -19,7 +19,7 @@ import {
 import { readLines } from '../shared/jsonlines.js';
 import { PendingTail, type TailRings } from './tail.js';
 
-// What the control server needs of a session (exec/session.ts's Session).
+// What the control server needs of a session (exec/session.ts's ExecSession).
 export interface ControlledSession {
   readonly id: string;
   readonly hasEnded: boolean;

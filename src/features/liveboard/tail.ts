@@ -77,7 +77,7 @@ export class TailRing {
   }
 }
 
-// What TailRings needs of a session (exec/session.ts's Session, or a fake in tests).
+// What TailRings needs of a session (exec/session.ts's ExecSession, or a fake in tests).
 export interface TailSource {
   readonly id: string;
   readonly end: { exitCode: number; reason: string } | undefined;

@@ -7,7 +7,7 @@
 // onRevoked's listeners, which end its sessions and kill its commands.
 
 import type http from 'node:http';
-import type { HttpAuthenticator } from '../../transport/http.js';
+import type { HttpAuthenticator } from '../../transport/http/serve.js';
 import { checkPagePost, contentSecurityPolicy, newNonce, SECURITY_HEADERS } from '../shared/browser.js';
 import { readBodyText } from '../../net/body.js';
 import type { OAuthStore } from '../store/oauth.js';

@@ -52,7 +52,7 @@ Run publish-pr and push from a clean checkout (commit everything first) on a bra
 Exit codes: 0 done, 1 refused or failed (the reason is on stderr), 2 usage error.
 `;
 
-class UsageError extends Error {}
+class AgentUsageError extends Error {}
 
 const options = {
   base: { type: 'string' },
@@ -116,10 +116,10 @@ async function readBody(file: string, io: AgentIo): Promise<string> {
     try {
       text = fs.readFileSync(full, 'utf8');
     } catch (error) {
-      throw new UsageError(`--body-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
+      throw new AgentUsageError(`--body-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code})`);
     }
   }
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new UsageError(`--body-file ${file} is larger than ${MAX_BODY_BYTES} bytes; shorten it`);
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AgentUsageError(`--body-file ${file} is larger than ${MAX_BODY_BYTES} bytes; shorten it`);
   return text;
 }
 
@@ -132,7 +132,7 @@ export async function runAgentCli(argv: string[], io: AgentIo): Promise<number> 
   try {
     return await run(argv, io);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof AgentUsageError) {
       io.stderr(`zodex-agent: ${error.message}; see zodex-agent --help\n`);
       return 2;
     }
@@ -148,23 +148,23 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
+    throw new AgentUsageError((error as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   const [group, command, ...extra] = parsed.positionals;
   const flags = parsed.values;
   if (group === undefined || (flags.help && command === undefined)) {
-    if (group !== undefined && group !== 'github') throw new UsageError(`unknown command ${JSON.stringify(group)}`);
-    if (!flags.help) throw new UsageError('missing command, e.g. zodex-agent github status');
+    if (group !== undefined && group !== 'github') throw new AgentUsageError(`unknown command ${JSON.stringify(group)}`);
+    if (!flags.help) throw new AgentUsageError('missing command, e.g. zodex-agent github status');
     io.stdout(AGENT_USAGE);
     return 0;
   }
-  if (group !== 'github') throw new UsageError(`unknown command ${JSON.stringify(group)}; the commands are under \`zodex-agent github\``);
-  if (command === undefined) throw new UsageError('missing github command: status, publish-pr or push');
+  if (group !== 'github') throw new AgentUsageError(`unknown command ${JSON.stringify(group)}; the commands are under \`zodex-agent github\``);
+  if (command === undefined) throw new AgentUsageError('missing github command: status, publish-pr or push');
   const allowed = FLAGS_OF[command];
-  if (!allowed) throw new UsageError(`unknown github command ${JSON.stringify(command)}; use status, publish-pr or push`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  if (!allowed) throw new AgentUsageError(`unknown github command ${JSON.stringify(command)}; use status, publish-pr or push`);
+  if (extra.length > 0) throw new AgentUsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   for (const name of Object.keys(flags)) {
-    if (!allowed.has(name)) throw new UsageError(`--${name} does not apply to github ${command}`);
+    if (!allowed.has(name)) throw new AgentUsageError(`--${name} does not apply to github ${command}`);
   }
   if (flags.help) {
     io.stdout(AGENT_USAGE);
@@ -235,7 +235,7 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
 
   const message = splitMessage(checkout.message);
   const title = flags.title ?? message.subject;
-  if (!title.trim()) throw new UsageError('the commit has no subject line to use as the title; pass --title');
+  if (!title.trim()) throw new AgentUsageError('the commit has no subject line to use as the title; pass --title');
   const prBody = flags['body-file'] !== undefined ? await readBody(flags['body-file'], io) : message.body;
   const body = {
     op: 'publish-pr',
