@@ -4,6 +4,7 @@
 // environment variables in docs/transports.md is zodexd --help's, flag for flag, and every file
 // of the repository a page names exists (a move cannot leave a page pointing at nothing).
 
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +88,10 @@ describe('the docs and the code', () => {
       }),
     );
     expect(named.length).toBeGreaterThan(100);
-    expect(named.filter(({ file }) => !fs.existsSync(path.join(REPO, file))).map(({ page, file }) => `${page}: ${file}`)).toEqual([]);
+    // What a run writes (packages/conformance/results/, build/) is named before it exists: a
+    // name .gitignore covers counts as the output it is, not as a file to find.
+    const missing = named.filter(({ file }) => !fs.existsSync(path.join(REPO, file)));
+    const ignored = new Set(missing.length === 0 ? [] : spawnSync('git', ['check-ignore', '--no-index', '--stdin'], { cwd: REPO, input: missing.map(({ file }) => file).join('\n'), encoding: 'utf8' }).stdout.split('\n'));
+    expect(missing.filter(({ file }) => !ignored.has(file)).map(({ page, file }) => `${page}: ${file}`)).toEqual([]);
   });
 });

@@ -18,12 +18,3 @@ export function errorResult(error: unknown, log: Log): CallToolResult {
   const text = `INTERNAL: ${clipText(message, INTERNAL_MESSAGE_MAX_CHARS)} (an unexpected failure inside zodexd; its log has the details)`;
   return { content: [{ type: 'text', text }], isError: true };
 }
-
-// Runs a tool body and maps whatever it throws.
-export async function guarded(body: () => Promise<CallToolResult>, log: Log): Promise<CallToolResult> {
-  try {
-    return await body();
-  } catch (error) {
-    return errorResult(error, log);
-  }
-}

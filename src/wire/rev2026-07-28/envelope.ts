@@ -20,7 +20,6 @@ export const META = {
 export const INVALID_PARAMS = -32602;
 export const METHOD_NOT_FOUND = -32601;
 export const HEADER_MISMATCH = -32020;
-export const MISSING_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_VERSION = -32022;
 
 export interface Envelope {
