@@ -34,7 +34,8 @@ function shuffled(length) {
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-bounds-'));
 const home = path.join(scratch, 'home');
 for (const dir of ['.ssh', '.config/gh', '.config/git', '.gnupg', 'work']) fs.mkdirSync(path.join(home, dir), { recursive: true });
-for (const file of ['.git-credentials', '.netrc', '.config/gh/hosts.yml', '.config/git/credentials', '.ssh/id_ed25519']) fs.writeFileSync(path.join(home, file), 'secret\n');
+for (const file of ['.git-credentials', '.netrc', '.config/gh/hosts.yml', '.config/git/credentials', '.ssh/id_ed25519'])
+  fs.writeFileSync(path.join(home, file), 'secret\n');
 const workdir = path.join(home, 'work');
 const env = { HOME: home, XDG_STATE_HOME: path.join(scratch, 'state'), ZODEX_SPILL_DIR: path.join(scratch, 'spill') };
 
@@ -51,7 +52,8 @@ for (const configuration of configurations) servers.push({ ...configuration, cli
 const params = { name: 'exec_command', arguments: { cmd: 'true', workdir } };
 const call = async (server) => {
   const reply = await server.client.request('tools/call', params);
-  if (reply.error || reply.result?.isError || reply.result?.structuredContent?.exit_code !== 0) throw new Error(`${server.name}: ${JSON.stringify(reply).slice(0, 300)}`);
+  if (reply.error || reply.result?.isError || reply.result?.structuredContent?.exit_code !== 0)
+    throw new Error(`${server.name}: ${JSON.stringify(reply).slice(0, 300)}`);
 };
 for (let i = 0; i < 20; i++) for (const server of servers) await call(server);
 const roundTrips = servers.map(() => []);
@@ -71,11 +73,34 @@ const policy = encode([['g', '1'], ['p', path.join(home, '.config')], ...stores.
 const bwrapMasks = stores.flatMap((store) => (fs.statSync(store).isDirectory() ? ['--tmpfs', store] : ['--ro-bind', '/dev/null', store]));
 const mechanisms = [
   { name: 'no confinement (/bin/true)', file: '/bin/true', args: [] },
-  { name: 'zodex-spawn --exec (namespaces, masks, Landlock, seccomp; workspace-write)', file: HELPER, args: ['--exec', '/bin/true'], env: { ZODEX_CONFINE: policy } },
+  {
+    name: 'zodex-spawn --exec (namespaces, masks, Landlock, seccomp; workspace-write)',
+    file: HELPER,
+    args: ['--exec', '/bin/true'],
+    env: { ZODEX_CONFINE: policy },
+  },
   {
     name: 'bubblewrap 0.8 (the same masks, read-only / but the workdir, new /dev and /proc)',
     file: 'bwrap',
-    args: ['--ro-bind', '/', '/', ...bwrapMasks, '--bind', workdir, workdir, '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--die-with-parent', '--', '/bin/true'],
+    args: [
+      '--ro-bind',
+      '/',
+      '/',
+      ...bwrapMasks,
+      '--bind',
+      workdir,
+      workdir,
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--unshare-pid',
+      '--die-with-parent',
+      '--',
+      '/bin/true',
+    ],
   },
 ];
 const srtEntry = path.join(ROOT, 'bench/srt/node_modules/@anthropic-ai/sandbox-runtime/dist/index.js');
@@ -83,7 +108,10 @@ let srtNote = 'not installed: `npm ci --prefix bench/srt` (it needs ripgrep and 
 if (fs.existsSync(srtEntry)) {
   try {
     const { SandboxManager } = await import(srtEntry);
-    await SandboxManager.initialize({ network: { allowedDomains: [], deniedDomains: [] }, filesystem: { denyRead: stores, allowWrite: [workdir], denyWrite: [] } });
+    await SandboxManager.initialize({
+      network: { allowedDomains: [], deniedDomains: [] },
+      filesystem: { denyRead: stores, allowWrite: [workdir], denyWrite: [] },
+    });
     const wrapped = await SandboxManager.wrapWithSandbox('/bin/true');
     mechanisms.push({ name: '@anthropic-ai/sandbox-runtime 0.0.83 (bubblewrap, network namespace, socat proxies)', file: '/bin/bash', args: ['-c', wrapped] });
     srtNote = 'wrapWithSandbox(/bin/true), initialized once; the command line it returns is what each command runs';
@@ -106,16 +134,36 @@ for (let i = 0; i < spawns; i++) for (const index of shuffled(mechanisms.length)
 const floor = stats(roundTrips[0]).p50;
 const roundTripRows = servers.map((server, index) => {
   const s = stats(roundTrips[index]);
-  return { configuration: server.name, args: server.args, p50Ms: round(s.p50, 3), p95Ms: round(s.p95, 3), minMs: round(s.min, 3), ratioToUnconfined: round(s.p50 / floor, 3), plusMs: round(s.p50 - floor, 3) };
+  return {
+    configuration: server.name,
+    args: server.args,
+    p50Ms: round(s.p50, 3),
+    p95Ms: round(s.p95, 3),
+    minMs: round(s.min, 3),
+    ratioToUnconfined: round(s.p50 / floor, 3),
+    plusMs: round(s.p50 - floor, 3),
+  };
 });
 const spawnFloor = stats(spawnTimes[0]).p50;
 const mechanismRows = mechanisms.map((mechanism, index) => {
   const s = stats(spawnTimes[index]);
   return { mechanism: mechanism.name, p50Ms: round(s.p50, 3), p95Ms: round(s.p95, 3), minMs: round(s.min, 3), plusMs: round(s.p50 - spawnFloor, 3) };
 });
-const file = writeResult('bounds', { command: `node bench/bounds.mjs ${calls} ${spawns}`, calls, spawns, roundTrips: roundTripRows, mechanisms: mechanismRows, sandboxRuntime: srtNote, loadAverageAfter: os.loadavg().map((load) => round(load, 2)) });
-for (const row of roundTripRows) console.log(`${row.configuration.padEnd(44)} p50 ${row.p50Ms.toFixed(3)} ms  p95 ${row.p95Ms.toFixed(3)}  x${row.ratioToUnconfined.toFixed(3)}  +${row.plusMs.toFixed(3)} ms`);
-for (const row of mechanismRows) console.log(`${row.mechanism.padEnd(90)} p50 ${row.p50Ms.toFixed(3)} ms  p95 ${row.p95Ms.toFixed(3)}  +${row.plusMs.toFixed(3)} ms`);
+const file = writeResult('bounds', {
+  command: `node bench/bounds.mjs ${calls} ${spawns}`,
+  calls,
+  spawns,
+  roundTrips: roundTripRows,
+  mechanisms: mechanismRows,
+  sandboxRuntime: srtNote,
+  loadAverageAfter: os.loadavg().map((load) => round(load, 2)),
+});
+for (const row of roundTripRows)
+  console.log(
+    `${row.configuration.padEnd(44)} p50 ${row.p50Ms.toFixed(3)} ms  p95 ${row.p95Ms.toFixed(3)}  x${row.ratioToUnconfined.toFixed(3)}  +${row.plusMs.toFixed(3)} ms`,
+  );
+for (const row of mechanismRows)
+  console.log(`${row.mechanism.padEnd(90)} p50 ${row.p50Ms.toFixed(3)} ms  p95 ${row.p95Ms.toFixed(3)}  +${row.plusMs.toFixed(3)} ms`);
 console.log(`written to ${file}`);
 fs.rmSync(scratch, { recursive: true, force: true });
 process.exit(0);

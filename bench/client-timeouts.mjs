@@ -50,12 +50,21 @@ function noteCall(log, line) {
 }
 
 function readTap(log) {
-  return fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  return fs.existsSync(log)
+    ? fs
+        .readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 }
 
 // An HTTP zodexd behind a tap that notes what each POST carried.
 async function tappedHttp(log) {
-  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--mode', 'sprite', '--max-yield-ms', '200000'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--mode', 'sprite', '--max-yield-ms', '200000'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   process.once('exit', () => child.kill('SIGKILL')); // even when the client failed before close()
   const upstream = await new Promise((resolve) => {
     let text = '';
@@ -71,10 +80,13 @@ async function tappedHttp(log) {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (body.length > 0) noteCall(log, body.toString('utf8'));
-      const forward = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
+      const forward = http.request(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       res.on('close', () => res.writableFinished || forward.destroy()); // the client dropped the request
       forward.on('error', () => res.destroy());
       forward.end(body);
@@ -115,7 +127,10 @@ async function main() {
     },
     [`@modelcontextprotocol/sdk ${version('@modelcontextprotocol/sdk')} (onprogress + resetTimeoutOnProgress)`]: async (log) => {
       const client = await sdkStdio(log);
-      return { call: () => client.callTool({ name: 'exec_command', arguments: args }, undefined, { onprogress: () => {}, resetTimeoutOnProgress: true }), close: () => client.close() };
+      return {
+        call: () => client.callTool({ name: 'exec_command', arguments: args }, undefined, { onprogress: () => {}, resetTimeoutOnProgress: true }),
+        close: () => client.close(),
+      };
     },
     [`@openai/agents ${version('@openai/agents')} (MCPServerStdio)`]: async (log) => {
       const { MCPServerStdio } = await load('@openai/agents');
@@ -141,54 +156,68 @@ async function main() {
       const server = await tappedHttp(log);
       const client = await sdkStdio(log, process.execPath, [req.resolve('mcp-remote/dist/proxy.js'), server.url, '--allow-http', '--transport', 'http-only']);
       return {
-        call: () => client.callTool({ name: 'exec_command', arguments: args }, undefined, { timeout: 600_000, onprogress: () => {}, resetTimeoutOnProgress: true }),
+        call: () =>
+          client.callTool({ name: 'exec_command', arguments: args }, undefined, { timeout: 600_000, onprogress: () => {}, resetTimeoutOnProgress: true }),
         close: async () => (await client.close(), server.close()),
       };
     },
-    [`@modelcontextprotocol/inspector-cli ${JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/package.json'), 'utf8')).version} (--method tools/call)`]: async (log) => {
-      const cli = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
-      const toolArgs = Object.entries(args).flatMap(([key, value]) => ['--tool-arg', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`]);
-      let child;
-      return {
-        call: () =>
-          new Promise((resolve, reject) => {
-            child = spawn(process.execPath, [cli, process.execPath, ...serverArgs(log), '--method', 'tools/call', '--tool-name', 'exec_command', ...toolArgs], { cwd: path.dirname(cli), stdio: ['ignore', 'pipe', 'pipe'] }); // it finds its package.json from the cwd
-            let out = '';
-            child.stdout.on('data', (chunk) => (out += chunk));
-            child.stderr.on('data', (chunk) => (out += chunk));
-            child.on('exit', (code) => (code === 0 && out.includes('done') ? resolve(out) : reject(new Error(`exit ${code}: ${out.slice(0, 300)}`))));
-          }),
-        close: () => child?.kill(),
-      };
-    },
+    [`@modelcontextprotocol/inspector-cli ${JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/package.json'), 'utf8')).version} (--method tools/call)`]:
+      async (log) => {
+        const cli = path.join(ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
+        const toolArgs = Object.entries(args).flatMap(([key, value]) => ['--tool-arg', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`]);
+        let child;
+        return {
+          call: () =>
+            new Promise((resolve, reject) => {
+              child = spawn(
+                process.execPath,
+                [cli, process.execPath, ...serverArgs(log), '--method', 'tools/call', '--tool-name', 'exec_command', ...toolArgs],
+                { cwd: path.dirname(cli), stdio: ['ignore', 'pipe', 'pipe'] },
+              ); // it finds its package.json from the cwd
+              let out = '';
+              child.stdout.on('data', (chunk) => (out += chunk));
+              child.stderr.on('data', (chunk) => (out += chunk));
+              child.on('exit', (code) => (code === 0 && out.includes('done') ? resolve(out) : reject(new Error(`exit ${code}: ${out.slice(0, 300)}`))));
+            }),
+          close: () => child?.kill(),
+        };
+      },
   };
 
   const rows = await Promise.all(
-    Object.entries(clients).filter(([name]) => !process.env.ONLY || name.includes(process.env.ONLY)).map(async ([name, make], index) => {
-      const log = path.join(tmp, `tap-${index}.jsonl`);
-      if (process.env.DEBUG) console.error("connecting", name);
-      const client = await make(log);
-      if (process.env.DEBUG) console.error("connected", name);
-      const started = Date.now();
-      let outcome;
-      try {
-        await client.call();
-        outcome = { gaveUp: false, afterS: round((Date.now() - started) / 1000, 1) };
-      } catch (error) {
-        outcome = { gaveUp: true, afterS: round((Date.now() - started) / 1000, 1), error: String(error?.message ?? error).split('\n')[0].slice(0, 160) };
-      }
-      await Promise.resolve(client.close()).catch(() => {});
-      const tap = readTap(log);
-      const call = tap.find((entry) => entry.method === 'tools/call');
-      const row = {
-        client: name,
-        ...outcome,
-        sentProgressToken: call ? call.progressToken !== null : null,
-        sentCancelled: tap.some((entry) => entry.method === 'notifications/cancelled'),
-      };
-      console.log(JSON.stringify(row));
-      return row;
-    }),
+    Object.entries(clients)
+      .filter(([name]) => !process.env.ONLY || name.includes(process.env.ONLY))
+      .map(async ([name, make], index) => {
+        const log = path.join(tmp, `tap-${index}.jsonl`);
+        if (process.env.DEBUG) console.error('connecting', name);
+        const client = await make(log);
+        if (process.env.DEBUG) console.error('connected', name);
+        const started = Date.now();
+        let outcome;
+        try {
+          await client.call();
+          outcome = { gaveUp: false, afterS: round((Date.now() - started) / 1000, 1) };
+        } catch (error) {
+          outcome = {
+            gaveUp: true,
+            afterS: round((Date.now() - started) / 1000, 1),
+            error: String(error?.message ?? error)
+              .split('\n')[0]
+              .slice(0, 160),
+          };
+        }
+        await Promise.resolve(client.close()).catch(() => {});
+        const tap = readTap(log);
+        const call = tap.find((entry) => entry.method === 'tools/call');
+        const row = {
+          client: name,
+          ...outcome,
+          sentProgressToken: call ? call.progressToken !== null : null,
+          sentCancelled: tap.some((entry) => entry.method === 'notifications/cancelled'),
+        };
+        console.log(JSON.stringify(row));
+        return row;
+      }),
   );
   fs.rmSync(tmp, { recursive: true, force: true });
   const file = writeResult('client-timeouts', { holdSeconds, note: 'afterS: seconds from the call to the client giving up (gaveUp) or to the result', rows });

@@ -23,7 +23,13 @@ const started = Date.now();
 await openMany(count);
 const after = await settle();
 const perKiB = (after - before) / count;
-const result = { conversations: count, rssBeforeKiB: before, rssAfterKiB: after, perConversationKiB: round(perKiB, 1), seconds: round((Date.now() - started) / 1000, 1) };
+const result = {
+  conversations: count,
+  rssBeforeKiB: before,
+  rssAfterKiB: after,
+  perConversationKiB: round(perKiB, 1),
+  seconds: round((Date.now() - started) / 1000, 1),
+};
 console.log(JSON.stringify(result));
 console.log(`wrote ${writeResult('conversations', result)}`);
 for (const conversation of open) conversation.close();

@@ -146,7 +146,11 @@ export function gitVersion() {
 // the response with the same id. They measure what the server and the transport cost, without
 // the SDK client's own (unequal) overhead per transport.
 // era 'modern': MCP 2026-07-28, no initialize, the _meta envelope on every request.
-const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
 const withEnvelope = (era, params = {}) => (era === 'modern' ? { ...params, _meta: { ...params._meta, ...ENVELOPE } } : params);
 
 export async function rawStdio(args = [], script = ZODEXD, era = 'legacy', env = {}) {
@@ -184,7 +188,11 @@ export async function rawHttp(url, era = 'legacy') {
   let id = 0;
   const post = (body) =>
     new Promise((resolve, reject) => {
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': era === 'modern' ? '2026-07-28' : '2025-11-25' };
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': era === 'modern' ? '2026-07-28' : '2025-11-25',
+      };
       if (era === 'modern') headers['mcp-method'] = body.method;
       if (era === 'modern' && body.method === 'tools/call') headers['mcp-name'] = body.params.name;
       if (session) headers['mcp-session-id'] = session;
@@ -194,7 +202,10 @@ export async function rawHttp(url, era = 'legacy') {
         res.setEncoding('utf8');
         res.on('data', (chunk) => (text += chunk));
         res.on('end', () => {
-          const data = text.split('\n').filter((line) => line.startsWith('data: {')).pop();
+          const data = text
+            .split('\n')
+            .filter((line) => line.startsWith('data: {'))
+            .pop();
           resolve(data ? JSON.parse(data.slice(6)) : text ? JSON.parse(text) : undefined);
         });
       });

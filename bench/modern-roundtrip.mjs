@@ -15,7 +15,8 @@ import { ROOT, ZODEXD, rawHttp, rawStdio, requireBuild, round, stats, writeResul
 
 requireBuild();
 const SDK2 = path.join(ROOT, 'bench/sdk2');
-if (!fs.existsSync(path.join(SDK2, 'node_modules/@modelcontextprotocol/server'))) execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', SDK2], { stdio: 'inherit' });
+if (!fs.existsSync(path.join(SDK2, 'node_modules/@modelcontextprotocol/server')))
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', SDK2], { stdio: 'inherit' });
 const MINI = path.join(SDK2, 'server.mjs');
 const calls = Number(process.argv[2] ?? 200);
 const children = [];
@@ -40,7 +41,11 @@ function startHttp(args) {
 async function firstDiscoverMs(args) {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'], cwd: SDK2 });
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+  };
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } })}\n`);
   await new Promise((resolve) => child.stdout.once('data', resolve));
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
@@ -102,6 +107,7 @@ const result = {
   spawnToFirstDiscoverMs: Object.fromEntries(Object.entries(startup).map(([name, values]) => [name, summary(values)])),
 };
 const file = writeResult('modern-roundtrip', result);
-for (const [name, s] of [...Object.entries(result.roundTripsMs), ...Object.entries(result.spawnToFirstDiscoverMs)]) console.log(`${name.padEnd(58)} p50 ${String(s.p50).padStart(8)} ms  p95 ${String(s.p95).padStart(8)} ms`);
+for (const [name, s] of [...Object.entries(result.roundTripsMs), ...Object.entries(result.spawnToFirstDiscoverMs)])
+  console.log(`${name.padEnd(58)} p50 ${String(s.p50).padStart(8)} ms  p95 ${String(s.p95).padStart(8)} ms`);
 console.log(`wrote ${file}`);
 process.exit(0);

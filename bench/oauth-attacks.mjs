@@ -21,7 +21,9 @@ const REDIRECT = 'http://127.0.0.1:9/cb';
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-oauth-'));
 const stateDir = path.join(scratch, 'state');
 
-const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--oauth', '--mode', 'sprite', '--state-dir', stateDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--oauth', '--mode', 'sprite', '--state-dir', stateDir], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+});
 let stderr = '';
 child.stderr.on('data', (chunk) => (stderr += chunk));
 const until = async (find) => {
@@ -47,7 +49,12 @@ function request(pathAndQuery, { method = 'GET', headers = {}, body, localAddres
   });
 }
 const register = (localAddress) =>
-  request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }), localAddress });
+  request('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    localAddress,
+  });
 const pkce = () => {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
@@ -82,7 +89,12 @@ for (const name of ['declared', 'chunked']) {
   const peak = sampleRss(child.pid, 10);
   const answer = await request(authorizeUrl(clientId, pkce().challenge));
   await until(() => documents[`/${name}.json`]?.closedAfterMs);
-  metadataDocument[name] = { status: answer.status, sentBytes: documents[`/${name}.json`].sentBytes, hungUpAfterMs: documents[`/${name}.json`].closedAfterMs, peakRssKiB: peak.stop() };
+  metadataDocument[name] = {
+    status: answer.status,
+    sentBytes: documents[`/${name}.json`].sentBytes,
+    hungUpAfterMs: documents[`/${name}.json`].closedAfterMs,
+    peakRssKiB: peak.stop(),
+  };
 }
 host.close();
 
@@ -91,7 +103,10 @@ const started = Date.now();
 for (let source = 10; source < 20; source++) await Promise.all(Array.from({ length: 100 }, () => register(`127.0.0.${source}`)));
 const registrationSeconds = (Date.now() - started) / 1000;
 const newcomer = await register('127.0.0.2');
-const dbBytes = fs.readdirSync(stateDir).filter((name) => name.startsWith('zodex.db')).reduce((sum, name) => sum + fs.statSync(path.join(stateDir, name)).size, 0);
+const dbBytes = fs
+  .readdirSync(stateDir)
+  .filter((name) => name.startsWith('zodex.db'))
+  .reduce((sum, name) => sum + fs.statSync(path.join(stateDir, name)).size, 0);
 
 // 3. Revocation: an approved grant's running command, and how long until `zodex oauth revoke` has killed it.
 const clientId = JSON.parse(newcomer.body).client_id;
@@ -106,13 +121,35 @@ const decision = await request(`/oauth/authorize/decision?request=${meta('zodex-
 });
 const code = new URL(JSON.parse(decision.body).redirect).searchParams.get('code');
 const token = JSON.parse(
-  (await request('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }).toString() })).body,
+  (
+    await request('/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT }).toString(),
+    })
+  ).body,
 ).access_token;
 const pidFile = path.join(scratch, 'command.pid');
-const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: `echo $$ > ${pidFile}; exec sleep 300`, workdir: '/', yield_time_ms: 300 }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } };
+const call = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: {
+    name: 'exec_command',
+    arguments: { cmd: `echo $$ > ${pidFile}; exec sleep 300`, workdir: '/', yield_time_ms: 300 },
+    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+  },
+};
 await request('/mcp', {
   method: 'POST',
-  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'exec_command' },
+  headers: {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${token}`,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': 'exec_command',
+  },
   body: JSON.stringify(call),
 });
 const pid = Number(await until(() => (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim()) || undefined));

@@ -116,7 +116,10 @@ const rates = {
   shortBare: rate(series.shortBare, 50_000_000),
   shortZodex: rate(series.shortZodex, 50_000_000),
 };
-for (const [name, expected] of [['longZodex', 200_000_000], ['shortZodex', 50_000_000]]) {
+for (const [name, expected] of [
+  ['longZodex', 200_000_000],
+  ['shortZodex', 50_000_000],
+]) {
   for (const run of series[name]) if (run.bytes !== expected) throw new Error(`${name}: received ${run.bytes} bytes, expected ${expected}`);
 }
 

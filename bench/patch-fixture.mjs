@@ -13,13 +13,11 @@ export const ADD_BYTES = 10 * 1024 * 1024;
 export function updateFixture() {
   // Deterministic pseudo-random words, so every run measures the same input.
   let seed = 42;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const word = () => Math.floor(random() * 36 ** 6).toString(36);
 
   // Code-like lines: blank lines and closing braces repeat, the rest are unique.
-  const lines = Array.from({ length: FILE_LINES }, (_, i) =>
-    i % 10 === 0 ? '' : i % 10 === 9 ? '}' : `    const v${i} = compute(${i}, "${word()}");`,
-  );
+  const lines = Array.from({ length: FILE_LINES }, (_, i) => (i % 10 === 0 ? '' : i % 10 === 9 ? '}' : `    const v${i} = compute(${i}, "${word()}");`));
   const original = `${lines.join('\n')}\n`;
 
   // One edit every FILE_LINES / CHUNKS lines, on a unique line with unique lines around it.

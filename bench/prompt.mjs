@@ -15,8 +15,8 @@ const YIELD_MS = 10_000; // the window either server may wait before it gives up
 // runs commands on pipes. The second prompt ends in "> ", one of the REPL prompts Desktop
 // Commander's text matching knows; the first (a y/N question) is not among them.
 const PROGRAMS = {
-  'y/N question': { cmd: "printf 'Continue? [y/N] '; read answer; echo \"answer=$answer\"", prompt: 'Continue? [y/N]' },
-  'REPL-style prompt': { cmd: "printf 'input> '; read answer; echo \"answer=$answer\"", prompt: 'input>' },
+  'y/N question': { cmd: 'printf \'Continue? [y/N] \'; read answer; echo "answer=$answer"', prompt: 'Continue? [y/N]' },
+  'REPL-style prompt': { cmd: 'printf \'input> \'; read answer; echo "answer=$answer"', prompt: 'input>' },
 };
 
 const text = (result) => result.content.map((block) => block.text ?? '').join('\n');
@@ -26,14 +26,18 @@ const steps = {
   // detection; what a prompt costs beyond it is the settle, the looks and their confirmation.
   'zodex-floor': async (client, workdir, program) => {
     const started = now();
-    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: program.cmd.split(';')[0], workdir, yield_time_ms: YIELD_MS } }, undefined, { timeout: 60_000 });
+    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: program.cmd.split(';')[0], workdir, yield_time_ms: YIELD_MS } }, undefined, {
+      timeout: 60_000,
+    });
     const ms = now() - started;
     if (result.structuredContent?.status !== 'exited') throw new Error(`unexpected reply: ${text(result).slice(0, 200)}`);
     return { ms, waitingForInput: false };
   },
   zodex: async (client, workdir, program) => {
     const started = now();
-    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: program.cmd, workdir, yield_time_ms: YIELD_MS } }, undefined, { timeout: 60_000 });
+    const result = await client.callTool({ name: 'exec_command', arguments: { cmd: program.cmd, workdir, yield_time_ms: YIELD_MS } }, undefined, {
+      timeout: 60_000,
+    });
     const ms = now() - started;
     const reply = result.structuredContent;
     if (reply?.status !== 'running' || !reply.output.includes(program.prompt)) throw new Error(`unexpected reply: ${text(result).slice(0, 200)}`);
@@ -42,7 +46,11 @@ const steps = {
   },
   'desktop-commander': async (client, workdir, program) => {
     const started = now();
-    const result = await client.callTool({ name: 'start_process', arguments: { command: `cd '${workdir}' && ${program.cmd}`, timeout_ms: YIELD_MS } }, undefined, { timeout: 60_000 });
+    const result = await client.callTool(
+      { name: 'start_process', arguments: { command: `cd '${workdir}' && ${program.cmd}`, timeout_ms: YIELD_MS } },
+      undefined,
+      { timeout: 60_000 },
+    );
     const ms = now() - started;
     const body = text(result);
     const pid = /Process started with PID (-?\d+)/.exec(body)?.[1];
@@ -65,21 +73,42 @@ async function main() {
       const server = await target.start(scratch);
       if (target.id === 'desktop-commander') disableDesktopCommanderTelemetry(scratch);
       servers.push({ target, client: server.client, close: server.close });
-      if (target.id === 'zodex-stdio') servers.push({ target: { ...target, id: 'zodex-floor', label: 'zodex (stdio): the prompt, then exit (floor)', adapter: 'zodex-floor' }, client: server.client });
+      if (target.id === 'zodex-stdio')
+        servers.push({
+          target: { ...target, id: 'zodex-floor', label: 'zodex (stdio): the prompt, then exit (floor)', adapter: 'zodex-floor' },
+          client: server.client,
+        });
     }
   }
   // one unmeasured call each, so that no first-call start-up cost (shell capture, module load) is counted
   for (const s of servers) if (s.client) await steps[s.target.adapter](s.client, scratch.work, PROGRAMS['REPL-style prompt']).catch(() => {});
   const panels = {};
   for (const [name, program] of Object.entries(PROGRAMS)) {
-    const participants = servers.map((s) => ({ id: s.target.id, label: s.target.label, version: s.target.version, reason: s.reason, client: s.client, adapter: s.target.adapter, samples: [], flagged: 0 }));
+    const participants = servers.map((s) => ({
+      id: s.target.id,
+      label: s.target.label,
+      version: s.target.version,
+      reason: s.reason,
+      client: s.client,
+      adapter: s.target.adapter,
+      samples: [],
+      flagged: 0,
+    }));
     await interleave(participants, rounds, async (p) => {
       const { ms, waitingForInput } = await steps[p.adapter](p.client, scratch.work, program);
       p.samples.push(ms);
       if (waitingForInput) p.flagged += 1;
     });
-    panels[name] = { cmd: program.cmd, rows: participants.map((p) => row(p, p.samples, { version: p.version, withinGoal: p.samples.filter((ms) => ms <= GOAL_MS).length, saidWaitingForInput: p.flagged })) };
-    for (const r of panels[name].rows) console.log(`${name} / ${r.label}: ${r.status === 'ok' ? `median ${r.stats.median} ms, min ${r.stats.min}, max ${r.stats.max}; ${r.withinGoal}/${r.stats.n} within ${GOAL_MS} ms` : r.reason}`);
+    panels[name] = {
+      cmd: program.cmd,
+      rows: participants.map((p) =>
+        row(p, p.samples, { version: p.version, withinGoal: p.samples.filter((ms) => ms <= GOAL_MS).length, saidWaitingForInput: p.flagged }),
+      ),
+    };
+    for (const r of panels[name].rows)
+      console.log(
+        `${name} / ${r.label}: ${r.status === 'ok' ? `median ${r.stats.median} ms, min ${r.stats.min}, max ${r.stats.max}; ${r.withinGoal}/${r.stats.n} within ${GOAL_MS} ms` : r.reason}`,
+      );
   }
   for (const s of servers) await s.close?.();
   fs.rmSync(scratch.root, { recursive: true, force: true });

@@ -78,12 +78,20 @@ const inputs = {
 const aloneMs = {};
 for (let i = 0; i < rounds; i++) {
   for (const [workload, data] of Object.entries(inputs)) {
-    for (const [name, values] of [['0 secrets', []], ['1 secret', [token]], ['20 secrets', hexValues]]) ((aloneMs[workload] ??= {})[name] ??= []).push(alone(values, data));
+    for (const [name, values] of [
+      ['0 secrets', []],
+      ['1 secret', [token]],
+      ['20 secrets', hexValues],
+    ])
+      ((aloneMs[workload] ??= {})[name] ??= []).push(alone(values, data));
   }
   ((aloneMs.adversarial ??= {})['20 secrets sharing a 30-x start'] ??= []).push(alone(xValues, inputs.long));
 }
 const redactorAlone = Object.fromEntries(
-  Object.entries(aloneMs).map(([workload, byName]) => [workload, Object.fromEntries(Object.entries(byName).map(([name, list]) => [name, { msPer50MB: stats(list.map((v) => round(v, 1))) }]))]),
+  Object.entries(aloneMs).map(([workload, byName]) => [
+    workload,
+    Object.fromEntries(Object.entries(byName).map(([name, list]) => [name, { msPer50MB: stats(list.map((v) => round(v, 1))) }])),
+  ]),
 );
 console.log(JSON.stringify(redactorAlone));
 
@@ -113,7 +121,8 @@ async function run(entry, workload) {
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const cpu = cpuMs(entry.zodex.pid) - cpuBefore;
   if (result.status !== 'exited' || result.exit_code !== 0) throw new Error(`${entry.name} ${workload}: ${result.summary}`);
-  if (workload === 'hits' && entry.firstSecret && !result.output.includes('[REDACTED:BENCH_SECRET_01]')) throw new Error(`${entry.name}: the secret was not redacted`);
+  if (workload === 'hits' && entry.firstSecret && !result.output.includes('[REDACTED:BENCH_SECRET_01]'))
+    throw new Error(`${entry.name}: the secret was not redacted`);
   if (workload === 'hits' && entry.firstSecret && result.output.includes(entry.firstSecret)) throw new Error(`${entry.name}: the secret is in the output`);
   ((samples[workload] ??= {})[entry.name] ??= []).push({ MBps: MB / 1e6 / (ms / 1000), cpuMs: cpu, round: currentRound });
 }

@@ -23,10 +23,21 @@ const peerStatus = ensurePeers()['mcp-server-commands'];
 if (!peerStatus.ok) throw new Error(`mcp-server-commands: ${peerStatus.reason}`);
 
 const exec = { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } };
-const servers = [{ name: `peer ${peerStatus.pkg} ${peerStatus.version}`, client: await rawStdio([], peerStatus.entry), params: { name: 'run_command', arguments: { command: 'true', workdir: '/' } } }];
+const servers = [
+  {
+    name: `peer ${peerStatus.pkg} ${peerStatus.version}`,
+    client: await rawStdio([], peerStatus.entry),
+    params: { name: 'run_command', arguments: { command: 'true', workdir: '/' } },
+  },
+];
 for (const entry of entries) {
   const [file, settings = ''] = entry.split('@');
-  const env = Object.fromEntries(settings.split(',').filter(Boolean).map((pair) => pair.split('=')));
+  const env = Object.fromEntries(
+    settings
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=')),
+  );
   servers.push({ name: entry, client: await rawStdio([], path.resolve(file), 'legacy', env), params: exec });
 }
 const call = async (server) => {
@@ -50,7 +61,14 @@ for (let i = 0; i < calls; i++) {
 }
 const p50 = samples.map((values) => stats(values).p50);
 for (const [index, server] of servers.entries()) {
-  console.log(`${server.name.padEnd(48)} p50 ${round(p50[index], 3).toFixed(3)} ms  /peer ${round(p50[index] / p50[0], 3).toFixed(3)}  /first build ${round(p50[index] / p50[Math.min(1, p50.length - 1)], 3).toFixed(3)}`);
+  console.log(
+    `${server.name.padEnd(48)} p50 ${round(p50[index], 3).toFixed(3)} ms  /peer ${round(p50[index] / p50[0], 3).toFixed(3)}  /first build ${round(p50[index] / p50[Math.min(1, p50.length - 1)], 3).toFixed(3)}`,
+  );
 }
-console.log(`calls ${calls} each, load average ${os.loadavg().map((load) => round(load, 2)).join(' ')}`);
+console.log(
+  `calls ${calls} each, load average ${os
+    .loadavg()
+    .map((load) => round(load, 2))
+    .join(' ')}`,
+);
 for (const server of servers) server.client.close();

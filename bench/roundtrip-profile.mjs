@@ -112,5 +112,11 @@ for (const client of [zodex, zodexDash, peer]) client.close();
 fs.rmSync(spillDir, { recursive: true, force: true });
 fs.rmSync(scratchHome, { recursive: true, force: true });
 const file = writeResult('roundtrip-profile', result);
-console.log(JSON.stringify({ p50Ms: result.p50Ms, breakdownMs: result.breakdownMs, zodexOverPeerP50: result.zodexOverPeerP50, zodexDashOverPeerP50: result.zodexDashOverPeerP50 }, null, 2));
+console.log(
+  JSON.stringify(
+    { p50Ms: result.p50Ms, breakdownMs: result.breakdownMs, zodexOverPeerP50: result.zodexOverPeerP50, zodexDashOverPeerP50: result.zodexDashOverPeerP50 },
+    null,
+    2,
+  ),
+);
 console.log(`written to ${file}`);

@@ -54,7 +54,21 @@ async function timed(fn) {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-const samples = { floor: [], stdio: [], http: [], rawStdio: [], rawHttp: [], bareStdio: [], bareHttp: [], bareRawStdio: [], bareRawHttp: [], peerStdio: [], peerRawStdio: [], sameShellStdio: [], sameShellRawStdio: [] };
+const samples = {
+  floor: [],
+  stdio: [],
+  http: [],
+  rawStdio: [],
+  rawHttp: [],
+  bareStdio: [],
+  bareHttp: [],
+  bareRawStdio: [],
+  bareRawHttp: [],
+  peerStdio: [],
+  peerRawStdio: [],
+  sameShellStdio: [],
+  sameShellRawStdio: [],
+};
 for (let i = 0; i < calls; i++) {
   samples.peerStdio.push(await timed(peerCall));
   samples.peerRawStdio.push(await timed(peerRawCall));
@@ -125,7 +139,12 @@ const result = {
   sameShellRawStdioMs: figures.sameShellRawStdio,
   sameShellStdioOverPeerP50: round(figures.sameShellStdio.p50 / figures.peerStdio.p50),
   sameShellRawStdioOverPeerRawP50: round(figures.sameShellRawStdio.p50 / figures.peerRawStdio.p50),
-  goals: { stdioOverFloorP50: '<= 1.5', httpMinusStdioP50Ms: '<= 1', stdioOverPeerP50: '<= 1.0 (issue 14)', sameShellStdioOverPeerP50: '<= 1.0 (issue 14, the shell set aside)' },
+  goals: {
+    stdioOverFloorP50: '<= 1.5',
+    httpMinusStdioP50Ms: '<= 1',
+    stdioOverPeerP50: '<= 1.0 (issue 14)',
+    sameShellStdioOverPeerP50: '<= 1.0 (issue 14, the shell set aside)',
+  },
   sixteenConcurrentSessions: { command: 'sleep 1', wallMs: round(concurrent), idealMs: 1000 },
 };
 const file = writeResult('roundtrip', result);

@@ -107,7 +107,14 @@ function summaryLines(results, targets) {
     for (const panel of result.panels) {
       if (panel.metric === 'ratioToFloor') {
         for (const group of [...new Set(panel.rows.map((r) => r.group))]) {
-          const cells = COLUMNS.map((id) => tableCell(panel.rows.find((x) => x.group === group && x.target === id) && { ...panel.rows.find((x) => x.group === group && x.target === id), unit: panel.unit }));
+          const cells = COLUMNS.map((id) =>
+            tableCell(
+              panel.rows.find((x) => x.group === group && x.target === id) && {
+                ...panel.rows.find((x) => x.group === group && x.target === id),
+                unit: panel.unit,
+              },
+            ),
+          );
           lines.push([`7 ratio to floor · ${group}`, ...cells, '1×']);
         }
         continue;
@@ -117,7 +124,11 @@ function summaryLines(results, targets) {
         return tableCell(r && { ...r, unit: panel.unit });
       });
       const floorRow = panel.rows.find((x) => x.kind === 'floor');
-      const reference = floorRow ? tableCell({ ...floorRow, unit: panel.unit }) : panel.reference ? `${panel.reference.label}: ${formatValue(panel.reference.value, panel.unit)}` : '';
+      const reference = floorRow
+        ? tableCell({ ...floorRow, unit: panel.unit })
+        : panel.reference
+          ? `${panel.reference.label}: ${formatValue(panel.reference.value, panel.unit)}`
+          : '';
       lines.push([`${result.number} ${result.title} · ${panel.title}`, ...cells, reference]);
     }
   }
@@ -151,14 +162,21 @@ async function main() {
   const targets = bindTargets(peers);
   const scratch = makeScratch();
   const meta = {
-    zodex: { version: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version, commit: git('rev-parse', '--short', 'HEAD'), dirty: Boolean(git('status', '--porcelain', '--', 'src')) },
+    zodex: {
+      version: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
+      commit: git('rev-parse', '--short', 'HEAD'),
+      dirty: Boolean(git('status', '--porcelain', '--', 'src')),
+    },
     git: gitVersion(),
     shell: process.env.SHELL || '/bin/bash',
   };
   try {
-    console.log(`bench: ${options.quick ? 'quick run' : 'full run'} of ${options.selected.map((m) => m.workload.id).join(', ')} on ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}`);
+    console.log(
+      `bench: ${options.quick ? 'quick run' : 'full run'} of ${options.selected.map((m) => m.workload.id).join(', ')} on ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}`,
+    );
     const servers = await probe(targets, scratch);
-    for (const s of servers) console.log(`  ${s.label.padEnd(20)} ${s.notRun ? `not run: ${s.notRun}` : `${s.version}; ${s.tools.length} tools; started in ${s.startupMs} ms`}`);
+    for (const s of servers)
+      console.log(`  ${s.label.padEnd(20)} ${s.notRun ? `not run: ${s.notRun}` : `${s.version}; ${s.tools.length} tools; started in ${s.startupMs} ms`}`);
     for (const module of options.selected) {
       const loadBefore = os.loadavg().map((l) => round(l, 2));
       const t0 = Date.now();
@@ -166,7 +184,12 @@ async function main() {
       const result = await module.run({ targets, scratch, quick: options.quick });
       const seconds = round((Date.now() - t0) / 1000, 1);
       console.log(`${seconds} s`);
-      writeResult(result.id, { ...result, run: { quick: options.quick, seconds, loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg().map((l) => round(l, 2)) }, meta, servers });
+      writeResult(result.id, {
+        ...result,
+        run: { quick: options.quick, seconds, loadAverageBefore: loadBefore, loadAverageAfter: os.loadavg().map((l) => round(l, 2)) },
+        meta,
+        servers,
+      });
       fs.writeFileSync(path.join(RESULTS, `${result.id}.svg`), renderChart(result));
     }
   } finally {

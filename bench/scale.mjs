@@ -56,9 +56,22 @@ function startServer(argv, env = {}) {
 }
 
 const zodexdArgs = (extra = []) => [
-  ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', '--mode', 'sprite',
-  '--state-dir', path.join(scratch, 'state'), '--spill-dir', path.join(scratch, 'spill'),
-  '--max-conversations', '400', '--max-sessions', '400', ...extra,
+  ZODEXD,
+  '--transport',
+  'http',
+  '--listen',
+  '127.0.0.1:0',
+  '--mode',
+  'sprite',
+  '--state-dir',
+  path.join(scratch, 'state'),
+  '--spill-dir',
+  path.join(scratch, 'spill'),
+  '--max-conversations',
+  '400',
+  '--max-sessions',
+  '400',
+  ...extra,
 ];
 
 // --- 1. N concurrent agents -------------------------------------------------------------------
@@ -96,7 +109,18 @@ async function agents(argv, n) {
   const s = stats(latencies);
   const sorted = [...latencies].sort((a, b) => a - b);
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
-  return { agents: n, calls: latencies.length, failures, p50Ms: round(s.p50), p99Ms: round(p99), minMs: round(s.min), maxMs: round(s.max), callsPerSecond: round((latencies.length / wallMs) * 1000, 1), peakRssMiB: round(peakKiB / 1024, 1), latencies };
+  return {
+    agents: n,
+    calls: latencies.length,
+    failures,
+    p50Ms: round(s.p50),
+    p99Ms: round(p99),
+    minMs: round(s.min),
+    maxMs: round(s.max),
+    callsPerSecond: round((latencies.length / wallMs) * 1000, 1),
+    peakRssMiB: round(peakKiB / 1024, 1),
+    latencies,
+  };
 }
 
 // --- 2. idle memory and growth per running command ----------------------------------------------
@@ -147,7 +171,12 @@ async function memory() {
   const client = await rawHttp(url);
   await client.request('tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
   await settle();
-  const snapshot = () => ({ zodexdRssMiB: round(rssKiB(server.child.pid) / 1024, 1), treePssMiB: round(treePss(server.child.pid) / 1024, 1), treeUssMiB: round(treeUss(server.child.pid) / 1024, 1), processes: tree(server.child.pid).length });
+  const snapshot = () => ({
+    zodexdRssMiB: round(rssKiB(server.child.pid) / 1024, 1),
+    treePssMiB: round(treePss(server.child.pid) / 1024, 1),
+    treeUssMiB: round(treeUss(server.child.pid) / 1024, 1),
+    processes: tree(server.child.pid).length,
+  });
   const idle = snapshot();
   const handles = [];
   for (let i = 0; i < RUNNING; i++) {
@@ -211,10 +240,14 @@ for (const n of LEVELS) {
   const zodex = await agents(zodexdArgs(), n);
   const bare = await agents([BARE_MCP, 'http'], n);
   levels.push({ agents: n, load: levelLoad, zodex, bare, p50Ratio: round(zodex.p50Ms / bare.p50Ms, 2), p99Ratio: round(zodex.p99Ms / bare.p99Ms, 2) });
-  console.log(`${n} agents: zodex p50 ${zodex.p50Ms} ms p99 ${zodex.p99Ms} ms, ${zodex.failures} failures, peak RSS ${zodex.peakRssMiB} MiB; bare p50 ${bare.p50Ms} ms p99 ${bare.p99Ms} ms (load ${levelLoad.join(' ')})`);
+  console.log(
+    `${n} agents: zodex p50 ${zodex.p50Ms} ms p99 ${zodex.p99Ms} ms, ${zodex.failures} failures, peak RSS ${zodex.peakRssMiB} MiB; bare p50 ${bare.p50Ms} ms p99 ${bare.p99Ms} ms (load ${levelLoad.join(' ')})`,
+  );
 }
 const mem = await memory();
-console.log(`memory: idle zodexd RSS ${mem.idle.zodexdRssMiB} MiB, tree PSS ${mem.idle.treePssMiB} MiB, USS ${mem.idle.treeUssMiB} MiB; per running command +${mem.perCommand.zodexdRssKiB} KiB RSS, +${mem.perCommand.treePssKiB} KiB tree PSS, +${mem.perCommand.treeUssKiB} KiB tree USS`);
+console.log(
+  `memory: idle zodexd RSS ${mem.idle.zodexdRssMiB} MiB, tree PSS ${mem.idle.treePssMiB} MiB, USS ${mem.idle.treeUssMiB} MiB; per running command +${mem.perCommand.zodexdRssKiB} KiB RSS, +${mem.perCommand.treePssKiB} KiB tree PSS, +${mem.perCommand.treeUssKiB} KiB tree USS`,
+);
 const starts = await startToReady();
 console.log(`start to ready: zodexd p50 ${round(starts.zodexd.p50)} ms (floor ${round(starts.floor.p50)} ms)`);
 const loadAtEnd = load();
@@ -228,11 +261,23 @@ const result = {
   id: 'scale',
   title: 'Cost as the work grows: one zodexd (Sprite mode, HTTP)',
   subtitle: `exec_command \`true\` from N concurrent agents (own MCP sessions, minimal clients), ${CALLS} calls per level; the do-nothing HTTP MCP server as the floor, same clients, same run. Load average ${loadAtStart[0]} at the start, ${loadAtEnd[0]} at the end (2 cores).`,
-  settings: { levels: LEVELS, callsPerLevel: CALLS, runningCommands: RUNNING, starts: STARTS, zodexdArgs: zodexdArgs().slice(1).map((arg) => (arg.startsWith(scratch) ? '<scratch>' : arg)) },
+  settings: {
+    levels: LEVELS,
+    callsPerLevel: CALLS,
+    runningCommands: RUNNING,
+    starts: STARTS,
+    zodexdArgs: zodexdArgs()
+      .slice(1)
+      .map((arg) => (arg.startsWith(scratch) ? '<scratch>' : arg)),
+  },
   loadAverage: { start: loadAtStart, end: loadAtEnd },
   levels: levels.map(({ zodex, bare, ...rest }) => ({ ...rest, zodex: { ...zodex, latencies: undefined }, bare: { ...bare, latencies: undefined } })),
   memory: mem,
-  startToReady: { runs: starts.runs, zodexd: { p50: round(starts.zodexd.p50), p95: round(starts.zodexd.p95), min: round(starts.zodexd.min), max: round(starts.zodexd.max) }, floor: { p50: round(starts.floor.p50), p95: round(starts.floor.p95), min: round(starts.floor.min), max: round(starts.floor.max) } },
+  startToReady: {
+    runs: starts.runs,
+    zodexd: { p50: round(starts.zodexd.p50), p95: round(starts.zodexd.p95), min: round(starts.zodexd.min), max: round(starts.zodexd.max) },
+    floor: { p50: round(starts.floor.p50), p95: round(starts.floor.p95), min: round(starts.floor.min), max: round(starts.floor.max) },
+  },
   panels: [
     {
       metric: 'latencyMs',
@@ -246,7 +291,7 @@ const result = {
     },
     {
       metric: 'peakRssMiB',
-      title: 'zodexd\'s peak RSS while the agents call',
+      title: "zodexd's peak RSS while the agents call",
       unit: 'MiB',
       better: 'lower',
       rows: levels.map((level) => row('zodex-http', `zodex, ${level.agents} agent${level.agents === 1 ? '' : 's'}`, [level.zodex.peakRssMiB])),
@@ -256,7 +301,10 @@ const result = {
       title: 'Spawn to ready (GET /readyz 200), floor: spawn to a bare node HTTP server answering',
       unit: 'ms',
       better: 'lower',
-      rows: [row('zodex-http', 'zodexd --ops-listen', [starts.zodexd.min, starts.zodexd.p50, starts.zodexd.max]), row('floor', 'bare node HTTP server', [starts.floor.min, starts.floor.p50, starts.floor.max])],
+      rows: [
+        row('zodex-http', 'zodexd --ops-listen', [starts.zodexd.min, starts.zodexd.p50, starts.zodexd.max]),
+        row('floor', 'bare node HTTP server', [starts.floor.min, starts.floor.p50, starts.floor.max]),
+      ],
     },
   ],
   notes: [

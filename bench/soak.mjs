@@ -109,7 +109,9 @@ for (let r = 1; r <= rounds; r++) {
     samplesMiB: samples.map((m) => MiB(m.rss)),
   };
   results.push(row);
-  console.log(`round ${r}: ${calls} calls in ${row.callsSeconds} s, ${polls} polls; RSS after work ${row.rssAfterWorkMiB} MiB, settled ${row.settledRssMiB} MiB (anonymous ${row.settledAnonMiB}, file ${row.settledFileMiB})`);
+  console.log(
+    `round ${r}: ${calls} calls in ${row.callsSeconds} s, ${polls} polls; RSS after work ${row.rssAfterWorkMiB} MiB, settled ${row.settledRssMiB} MiB (anonymous ${row.settledAnonMiB}, file ${row.settledFileMiB})`,
+  );
 }
 
 const settled = results.map((row) => row.settledRssMiB);

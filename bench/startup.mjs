@@ -14,10 +14,20 @@ import path from 'node:path';
 import { ZODEXD, requireBuild, round, writeResult } from './lib.mjs';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 20) || 20;
-const ECHO = "process.stdin.once('data',(d)=>{const m=JSON.parse(String(d).split('\\n')[0]);process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{}})+'\\n')})";
-const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'zodex-bench', version: '1' } };
+const ECHO =
+  "process.stdin.once('data',(d)=>{const m=JSON.parse(String(d).split('\\n')[0]);process.stdout.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{}})+'\\n')})";
+const meta = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'zodex-bench', version: '1' },
+};
 const DISCOVER = { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: meta } };
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'zodex-bench', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'zodex-bench', version: '1' } },
+};
 
 // ms from spawn to the first stdout line (or to exit when `untilExit`), checked to be an answer to id 0.
 function time(args, message, { untilExit = false, env = process.env } = {}) {
@@ -28,7 +38,9 @@ function time(args, message, { untilExit = false, env = process.env } = {}) {
     let out = '';
     let answered;
     child.on('error', reject);
-    child.on('exit', () => (untilExit ? resolve(elapsed()) : answered === undefined ? reject(new Error(`${args.join(' ')} exited without answering: ${out}`)) : resolve(answered)));
+    child.on('exit', () =>
+      untilExit ? resolve(elapsed()) : answered === undefined ? reject(new Error(`${args.join(' ')} exited without answering: ${out}`)) : resolve(answered),
+    );
     if (untilExit) return void child.stdin.end();
     child.stdin.write(`${JSON.stringify(message)}\n`);
     child.stdout.on('data', (chunk) => {
@@ -45,7 +57,13 @@ function time(args, message, { untilExit = false, env = process.env } = {}) {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 function summary(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50: round(quantile(sorted, 0.5), 1), p90: round(quantile(sorted, 0.9), 1), min: round(sorted[0], 1), max: round(sorted.at(-1), 1) };
+  return {
+    n: sorted.length,
+    p50: round(quantile(sorted, 0.5), 1),
+    p90: round(quantile(sorted, 0.9), 1),
+    min: round(sorted[0], 1),
+    max: round(sorted.at(-1), 1),
+  };
 }
 
 requireBuild();
@@ -89,5 +107,6 @@ const file = writeResult(before ? 'startup-secrets' : 'startup', {
   figures,
   samples: Object.fromEntries(names.map((name) => [name, samples[name].map((ms) => round(ms, 1))])),
 });
-for (const name of names) console.log(`${name.padEnd(40)} p50 ${figures[name].p50} ms  p90 ${figures[name].p90} ms  (min ${figures[name].min}, max ${figures[name].max})`);
+for (const name of names)
+  console.log(`${name.padEnd(40)} p50 ${figures[name].p50} ms  p90 ${figures[name].p90} ms  (min ${figures[name].min}, max ${figures[name].max})`);
 console.log(`load average (1 min) during the run: ${round(Math.min(...load))}..${round(Math.max(...load))}; ${file}`);

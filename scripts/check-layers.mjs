@@ -80,7 +80,9 @@ function crossing(a, b) {
   }
   if (pb.part === 'core') return undefined;
   const lines = FEATURES[/** @type {keyof typeof FEATURES} */ (a)];
-  return lines.includes(b) ? undefined : `imports a feature it does not declare (add ${b} to ${a}'s lines in FEATURES in scripts/check-layers.mjs, or go through a seam)`;
+  return lines.includes(b)
+    ? undefined
+    : `imports a feature it does not declare (add ${b} to ${a}'s lines in FEATURES in scripts/check-layers.mjs, or go through a seam)`;
 }
 
 /**
@@ -98,7 +100,10 @@ export function checkGraph(edges) {
   for (const { from, to } of edges) {
     const [a, b] = [layerFolder(from), layerFolder(to)];
     for (const folder of [a, b]) {
-      if (!place(folder)) problems.push(`${from} -> ${to}: folder src/${folder}/ is in no layer (add it to CORE or FEATURES in scripts/check-layers.mjs and to docs/architecture.md)`);
+      if (!place(folder))
+        problems.push(
+          `${from} -> ${to}: folder src/${folder}/ is in no layer (add it to CORE or FEATURES in scripts/check-layers.mjs and to docs/architecture.md)`,
+        );
     }
     const why = a === b ? undefined : crossing(a, b);
     if (why) problems.push(`${from} -> ${to}: ${why}`);
@@ -116,7 +121,9 @@ export function checkGraph(edges) {
   }
   for (const circle of circles(files)) {
     const inside = circle.flatMap((a) => [...(files.get(a) ?? [])].filter((b) => circle.includes(b)).map((b) => `${a} -> ${b}`));
-    problems.push(`circle between files ${circle.join(', ')} (${inside.join('; ')}): a type-only import counts too; move what they share into a file of its own`);
+    problems.push(
+      `circle between files ${circle.join(', ')} (${inside.join('; ')}): a type-only import counts too; move what they share into a file of its own`,
+    );
   }
   return [...new Set(problems)];
 }
@@ -157,7 +164,8 @@ function circles(graph) {
 
 /** @param {string} dir @returns {string[]} */
 function tsFiles(dir) {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
@@ -186,6 +194,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
   const problems = checkGraph(readImportGraph(src));
   for (const line of problems) console.error(line);
-  console.error(problems.length === 0 ? 'layers: no import across a line (core, features, composition root), no circle between folders or files' : `layers: ${problems.length} violation(s)`);
+  console.error(
+    problems.length === 0
+      ? 'layers: no import across a line (core, features, composition root), no circle between folders or files'
+      : `layers: ${problems.length} violation(s)`,
+  );
   process.exit(problems.length === 0 ? 0 : 1);
 }

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, OPERATOR_CODES, PUBLISHER_REFUSAL_CODES, QUOTE_MAX_CHARS, ZodexError, clipText, escapeControls, isErrorCode, quote } from '../src/errors.js';
+import {
+  ERROR_CODES,
+  OPERATOR_CODES,
+  PUBLISHER_REFUSAL_CODES,
+  QUOTE_MAX_CHARS,
+  ZodexError,
+  clipText,
+  escapeControls,
+  isErrorCode,
+  quote,
+} from '../src/errors.js';
 
 describe('quote and clipText', () => {
   it('quote short values whole, as JSON strings', () => {
@@ -34,7 +44,9 @@ describe('quote and clipText', () => {
     // An OSC 52 clipboard write, a line erase and a carriage return that would forge a line.
     const attack = 'x:a\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: the operator approved "Claude"';
     expect(quote(attack)).toBe('"x:a\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\""');
-    expect(quote('\u007f\u009b31m\u202eevil\u2028\u2066\u200b\ufeff\u{e0041}')).toBe('"\\u007f\\u009b31m\\u202eevil\\u2028\\u2066\\u200b\\ufeff\\udb40\\udc41"');
+    expect(quote('\u007f\u009b31m\u202eevil\u2028\u2066\u200b\ufeff\u{e0041}')).toBe(
+      '"\\u007f\\u009b31m\\u202eevil\\u2028\\u2066\\u200b\\ufeff\\udb40\\udc41"',
+    );
     expect(escapeControls('one\ntwo\u001b[2K\u0085 ok é 😀')).toBe('one\\u000atwo\\u001b[2K\\u0085 ok é 😀');
     const unsafe = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
     fc.assert(

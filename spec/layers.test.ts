@@ -10,16 +10,18 @@ import { checkGraph as check, readImportGraph } from '../scripts/check-layers.mj
 
 describe('the layer check', () => {
   it('passes a graph whose imports all run downward', () => {
-    expect(check([
-      { from: 'cli/zodexd.ts', to: 'app/main.ts' },
-      { from: 'server/server.ts', to: 'tools/exec.ts' },
-      { from: 'exec/engine.ts', to: 'bounds/confinement.ts' },
-      { from: 'features/store/sqlite.ts', to: 'errors.ts' },
-      { from: 'features/store/types.ts', to: 'server/seams.ts' },
-      { from: 'features/liveboard/feed.ts', to: 'features/store/index.ts' },
-      { from: 'app/runtime.ts', to: 'features/liveboard/control.ts' },
-      { from: 'cli/commands/history.ts', to: 'cli/commands/format.ts' },
-    ])).toEqual([]);
+    expect(
+      check([
+        { from: 'cli/zodexd.ts', to: 'app/main.ts' },
+        { from: 'server/server.ts', to: 'tools/exec.ts' },
+        { from: 'exec/engine.ts', to: 'bounds/confinement.ts' },
+        { from: 'features/store/sqlite.ts', to: 'errors.ts' },
+        { from: 'features/store/types.ts', to: 'server/seams.ts' },
+        { from: 'features/liveboard/feed.ts', to: 'features/store/index.ts' },
+        { from: 'app/runtime.ts', to: 'features/liveboard/control.ts' },
+        { from: 'cli/commands/history.ts', to: 'cli/commands/format.ts' },
+      ]),
+    ).toEqual([]);
   });
 
   it('names an upward import', () => {

@@ -15,7 +15,15 @@ describe('log lines', () => {
 
   it('json: time, level, message, and the agent, a handle prefix and the request id where given', () => {
     const line = JSON.parse(formatLine('json', 'a command was killed', { agent: 'AB12', handle: 'h'.repeat(43), request: 7, session: 's-1' }, at));
-    expect(line).toEqual({ time: '2026-12-04T10:00:00.000Z', level: 'info', message: 'a command was killed', agent: 'AB12', handle: 'h'.repeat(HANDLE_PREFIX_CHARS), request: 7, session: 's-1' });
+    expect(line).toEqual({
+      time: '2026-12-04T10:00:00.000Z',
+      level: 'info',
+      message: 'a command was killed',
+      agent: 'AB12',
+      handle: 'h'.repeat(HANDLE_PREFIX_CHARS),
+      request: 7,
+      session: 's-1',
+    });
     expect(JSON.parse(formatLine('json', 'x', undefined, at))).toEqual({ time: '2026-12-04T10:00:00.000Z', level: 'info', message: 'x' });
   });
 
@@ -52,10 +60,14 @@ describe('log lines', () => {
   });
 
   it('text lines escape every control, format and separator character: a line stays one inert line', () => {
-    expect(formatLine('text', 'a\u001b[2Jb\u0007c\u009bd\te\nf\u2028\u202eg', undefined, at)).toBe('zodexd: a\\u001b[2Jb\\u0007c\\u009bd\\u0009e\\u000af\\u2028\\u202eg');
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
-      expect(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(formatLine('text', text, undefined, at))).toBe(false);
-    }));
+    expect(formatLine('text', 'a\u001b[2Jb\u0007c\u009bd\te\nf\u2028\u202eg', undefined, at)).toBe(
+      'zodexd: a\\u001b[2Jb\\u0007c\\u009bd\\u0009e\\u000af\\u2028\\u202eg',
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        expect(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(formatLine('text', text, undefined, at))).toBe(false);
+      }),
+    );
   });
 
   it('writes each line whole, with its newline, to the sink', () => {

@@ -108,11 +108,11 @@ const PUBLISHER_FAILED = {
   PUBLISHER_TIMEOUT: 'the publisher gave no complete answer in time',
   PUBLISHER_PROTOCOL: 'the publisher answered something that is not its protocol',
   UNSAFE_SOCKET_FOLDER: "the socket's folder (the publisher's, or zodexd --listen unix:'s) is a symlink, foreign or open to others",
-  SOCKET_IN_USE: 'the socket path (the publisher\'s, or zodexd --listen unix:\'s) exists and is not a socket, or another process serves it',
+  SOCKET_IN_USE: "the socket path (the publisher's, or zodexd --listen unix:'s) exists and is not a socket, or another process serves it",
   UNSAFE_TOKEN_FILE: 'the token file cannot be opened or is readable by others',
   BAD_TOKEN: 'the token source holds no usable token',
   BAD_CONFIG: 'the publisher config or a daemon option is invalid',
-  PEER_REFUSED: 'a client of the daemon\'s own user, or one it cannot identify, is not served',
+  PEER_REFUSED: "a client of the daemon's own user, or one it cannot identify, is not served",
 } as const;
 
 // The store's environment problems (the zodex CLI, zodexd's log; the store then degrades).

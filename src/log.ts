@@ -46,7 +46,13 @@ export function levelOf(message: string, fields: LogFields | undefined): LogLeve
 }
 
 // One line in the chosen format, without its '\n'.
-export function formatLine(format: LogFormat, message: string, fields: LogFields | undefined, time: Date, redact: (text: string) => string = unchanged): string {
+export function formatLine(
+  format: LogFormat,
+  message: string,
+  fields: LogFields | undefined,
+  time: Date,
+  redact: (text: string) => string = unchanged,
+): string {
   const shown = (value: string) => escapeControls(redact(value));
   const text = shown(message);
   if (format === 'text') return `zodexd: ${text}`;

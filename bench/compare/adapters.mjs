@@ -6,7 +6,11 @@
 const YIELD_FINISH_MS = 10_000; // "wait until it exits": every short command ends long before
 const YIELD_BIG_MS = 300_000;
 
-const textOf = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const textOf = (result) =>
+  (result.content ?? [])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 const bytes = (text) => Buffer.byteLength(text, 'utf8');
 const shellQuote = (value) => `'${String(value).replaceAll("'", "'\\''")}'`;
 
@@ -32,7 +36,11 @@ export function zodexAdapter(server, workdir) {
   };
   return {
     how: {
-      w1: { tool: 'exec_command', arguments: { cmd: 'true', workdir: '<scratch>', yield_time_ms: YIELD_FINISH_MS }, note: 'returns as soon as the command exits' },
+      w1: {
+        tool: 'exec_command',
+        arguments: { cmd: 'true', workdir: '<scratch>', yield_time_ms: YIELD_FINISH_MS },
+        note: 'returns as soon as the command exits',
+      },
       w2: {
         tool: 'exec_command',
         arguments: { cmd: '<50 MB command>', workdir: '<scratch>', yield_time_ms: YIELD_BIG_MS },
@@ -49,7 +57,9 @@ export function zodexAdapter(server, workdir) {
       w4: {
         tool: 'exec_command',
         arguments: { cmd: '<command>', workdir: '<scratch>', yield_time_ms: YIELD_FINISH_MS },
-        note: server.conversation ? '16 calls at once, each in its own MCP session (16 conversations on one server)' : '16 calls at once on the one stdio connection',
+        note: server.conversation
+          ? '16 calls at once, each in its own MCP session (16 conversations on one server)'
+          : '16 calls at once on the one stdio connection',
       },
       w5: {
         tools: ['exec_command', 'write_stdin'],
@@ -70,7 +80,13 @@ export function zodexAdapter(server, workdir) {
     reachable: async ({ handle: r }) => {
       let retainedBytes = 0;
       if (r.output_file) {
-        const check = exited(await exec(server.client, { cmd: `stat -c %s ${shellQuote(r.output_file)}; tr -d 'x\\n' < ${shellQuote(r.output_file)} | wc -c`, yield_time_ms: YIELD_FINISH_MS }), 'stat');
+        const check = exited(
+          await exec(server.client, {
+            cmd: `stat -c %s ${shellQuote(r.output_file)}; tr -d 'x\\n' < ${shellQuote(r.output_file)} | wc -c`,
+            yield_time_ms: YIELD_FINISH_MS,
+          }),
+          'stat',
+        );
         const [size, stray] = check.output.trim().split(/\s+/).map(Number);
         if (stray !== 0) throw new Error(`spill file holds ${stray} unexpected bytes`);
         retainedBytes = size;
@@ -161,7 +177,11 @@ export function desktopCommanderAdapter(server, workdir) {
 
   return {
     how: {
-      w1: { tool: 'start_process', arguments: { command: 'true', timeout_ms: YIELD_FINISH_MS }, note: 'returns when the process exits (or at timeout_ms, or on prompt detection)' },
+      w1: {
+        tool: 'start_process',
+        arguments: { command: 'true', timeout_ms: YIELD_FINISH_MS },
+        note: 'returns when the process exits (or at timeout_ms, or on prompt detection)',
+      },
       w2: {
         tool: 'start_process',
         arguments: { command: '<50 MB command>', timeout_ms: YIELD_BIG_MS },
@@ -177,7 +197,11 @@ export function desktopCommanderAdapter(server, workdir) {
       w4: {
         tool: 'start_process',
         arguments: { command: '<command>', timeout_ms: YIELD_FINISH_MS },
-        check: { tool: 'read_process_output', arguments: { pid: '<pid>', offset: 0, length: 100 }, note: 'untimed, only for a result that lacks the output: was it late or lost?' },
+        check: {
+          tool: 'read_process_output',
+          arguments: { pid: '<pid>', offset: 0, length: 100 },
+          note: 'untimed, only for a result that lacks the output: was it late or lost?',
+        },
         note: '16 calls at once on the one stdio connection',
       },
       w5: {
@@ -297,9 +321,21 @@ export function mcpServerCommandsAdapter(server, workdir) {
   return {
     how: {
       w1: { tool: 'run_command', arguments: { command: 'true', workdir: '<scratch>' } },
-      w2: { tool: 'run_command', arguments: { command: '<50 MB command>', workdir: '<scratch>' }, reachable: 'the STDOUT text in the result; the server keeps nothing afterwards' },
-      w4: { tool: 'run_command', arguments: { command: '<command>', workdir: '<scratch>' }, note: 'no sessions: 16 blocking calls at once on the one stdio connection' },
-      w6: { tool: 'run_command', arguments: { command: 'git apply', workdir: '<dir>', stdin: '<unified diff, 1,000 hunks>' }, note: 'no patch tool: the diff goes to git apply through the stdin argument' },
+      w2: {
+        tool: 'run_command',
+        arguments: { command: '<50 MB command>', workdir: '<scratch>' },
+        reachable: 'the STDOUT text in the result; the server keeps nothing afterwards',
+      },
+      w4: {
+        tool: 'run_command',
+        arguments: { command: '<command>', workdir: '<scratch>' },
+        note: 'no sessions: 16 blocking calls at once on the one stdio connection',
+      },
+      w6: {
+        tool: 'run_command',
+        arguments: { command: 'git apply', workdir: '<dir>', stdin: '<unified diff, 1,000 hunks>' },
+        note: 'no patch tool: the diff goes to git apply through the stdin argument',
+      },
     },
     notApplicable: {
       w3: 'run_command takes stdin only up front and returns when the command exits: there is no running program to type into',

@@ -38,7 +38,12 @@ function npmInstall(specs) {
   const args = ['install', '--prefix', PEERS_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--save-exact', ...specs];
   const result = spawnSync('npm', args, { encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
   if (result.status === 0) return undefined;
-  const text = `${result.stderr ?? ''}${result.stdout ?? ''}`.trim().split('\n').filter((l) => /ERR|error/i.test(l)).slice(-2).join(' ');
+  const text = `${result.stderr ?? ''}${result.stdout ?? ''}`
+    .trim()
+    .split('\n')
+    .filter((l) => /ERR|error/i.test(l))
+    .slice(-2)
+    .join(' ');
   return `npm install ${specs.join(' ')} failed (${result.error ? describeError(result.error) : `exit ${result.status}`}): ${text.slice(0, 200)}`;
 }
 
@@ -59,8 +64,15 @@ export function ensurePeers(log = console.log) {
     const version = installedVersion(peer.pkg);
     const entry = entryOf(peer);
     if (version === peer.version && fs.existsSync(entry)) status[id] = { ok: true, pkg: peer.pkg, version, entry };
-    else if (version === peer.version) status[id] = { ok: false, pkg: peer.pkg, version, reason: `installed, but its entry ${path.relative(PEERS_DIR, entry)} is missing` };
-    else status[id] = { ok: false, pkg: peer.pkg, version: peer.version, reason: `npm install of ${peer.pkg}@${peer.version} failed${version ? ` (found ${version})` : ''}` };
+    else if (version === peer.version)
+      status[id] = { ok: false, pkg: peer.pkg, version, reason: `installed, but its entry ${path.relative(PEERS_DIR, entry)} is missing` };
+    else
+      status[id] = {
+        ok: false,
+        pkg: peer.pkg,
+        version: peer.version,
+        reason: `npm install of ${peer.pkg}@${peer.version} failed${version ? ` (found ${version})` : ''}`,
+      };
   }
   return status;
 }
@@ -69,7 +81,13 @@ export function ensurePeers(log = console.log) {
 // and history under $HOME), zodexd's state and spill folders, and the commands' working folder.
 export function makeScratch() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-bench-'));
-  const scratch = { root, home: path.join(root, 'home'), work: path.join(root, 'work'), state: path.join(root, 'zodex-state'), spill: path.join(root, 'zodex-spill') };
+  const scratch = {
+    root,
+    home: path.join(root, 'home'),
+    work: path.join(root, 'work'),
+    state: path.join(root, 'zodex-state'),
+    spill: path.join(root, 'zodex-spill'),
+  };
   for (const dir of [scratch.home, scratch.work, scratch.state, scratch.spill]) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // zodexd runs commands through its native helper. A copy taken now keeps a rebuild of build/
   // during the run (other work in the same tree) from failing commands midway.

@@ -115,16 +115,25 @@ function panel(svg, y, p) {
   for (const r of rows) {
     const color = COLORS[r.kind === 'server' ? r.target : r.kind] ?? COLORS.reference;
     const cy = y + ROW / 2;
-    svg.push(`<text x="${LABEL_RIGHT}" y="${cy + 4}" font-size="12" fill="${INK}" text-anchor="end"${r.kind === 'server' ? '' : ' font-style="italic"'}>${esc(r.label)}</text>`);
+    svg.push(
+      `<text x="${LABEL_RIGHT}" y="${cy + 4}" font-size="12" fill="${INK}" text-anchor="end"${r.kind === 'server' ? '' : ' font-style="italic"'}>${esc(r.label)}</text>`,
+    );
     if (r.status === 'ok') {
       const { median, min, max: hi } = r.stats;
       const [from, to] = [Math.min(base, x(median)), Math.max(base, x(median))];
-      svg.push(`<rect x="${from.toFixed(1)}" y="${cy - BAR / 2}" width="${Math.max(1, to - from).toFixed(1)}" height="${BAR}" fill="${color}" fill-opacity="0.75"/>`);
+      svg.push(
+        `<rect x="${from.toFixed(1)}" y="${cy - BAR / 2}" width="${Math.max(1, to - from).toFixed(1)}" height="${BAR}" fill="${color}" fill-opacity="0.75"/>`,
+      );
       svg.push(`<line x1="${x(min).toFixed(1)}" y1="${cy}" x2="${x(hi).toFixed(1)}" y2="${cy}" stroke="${INK}" stroke-width="1.2"/>`);
-      for (const v of [min, hi]) svg.push(`<line x1="${x(v).toFixed(1)}" y1="${cy - 4}" x2="${x(v).toFixed(1)}" y2="${cy + 4}" stroke="${INK}" stroke-width="1.2"/>`);
-      svg.push(`<line x1="${x(median).toFixed(1)}" y1="${cy - BAR / 2 - 2}" x2="${x(median).toFixed(1)}" y2="${cy + BAR / 2 + 2}" stroke="${INK}" stroke-width="2.4"/>`);
+      for (const v of [min, hi])
+        svg.push(`<line x1="${x(v).toFixed(1)}" y1="${cy - 4}" x2="${x(v).toFixed(1)}" y2="${cy + 4}" stroke="${INK}" stroke-width="1.2"/>`);
+      svg.push(
+        `<line x1="${x(median).toFixed(1)}" y1="${cy - BAR / 2 - 2}" x2="${x(median).toFixed(1)}" y2="${cy + BAR / 2 + 2}" stroke="${INK}" stroke-width="2.4"/>`,
+      );
       const range = r.stats.n > 1 ? ` (${formatValue(min, p.unit)} – ${formatValue(hi, p.unit)})` : '';
-      svg.push(`<text x="${VALUE_LEFT}" y="${cy + 4}" font-size="11.5" fill="${INK}"><tspan font-weight="600">${esc(formatValue(median, p.unit))}</tspan>${esc(range)}</text>`);
+      svg.push(
+        `<text x="${VALUE_LEFT}" y="${cy + 4}" font-size="11.5" fill="${INK}"><tspan font-weight="600">${esc(formatValue(median, p.unit))}</tspan>${esc(range)}</text>`,
+      );
       if (r.annotation) {
         svg.push(`<text x="${VALUE_LEFT}" y="${cy + 17}" font-size="11" fill="${WARN}">${esc(r.annotation)}</text>`);
         y += 12;
@@ -151,7 +160,9 @@ function panel(svg, y, p) {
     svg.push(`<line x1="${tx}" y1="${y + 2}" x2="${tx}" y2="${y + 6}" stroke="${MUTED}" stroke-width="1"/>`);
     svg.push(`<text x="${tx}" y="${y + 18}" font-size="10.5" fill="${MUTED}" text-anchor="middle">${esc(formatTick(t, p.unit))}</text>`);
   }
-  svg.push(`<text x="${PLOT_RIGHT}" y="${y + 32}" font-size="10.5" fill="${MUTED}" text-anchor="end">${esc(p.axis ?? `${p.unit}, median with min–max${log ? ', log scale' : ''}`)}${p.better ? esc(`; ${p.better} is better`) : ''}</text>`);
+  svg.push(
+    `<text x="${PLOT_RIGHT}" y="${y + 32}" font-size="10.5" fill="${MUTED}" text-anchor="end">${esc(p.axis ?? `${p.unit}, median with min–max${log ? ', log scale' : ''}`)}${p.better ? esc(`; ${p.better} is better`) : ''}</text>`,
+  );
   if (p.reference) {
     const rx = x(refValue).toFixed(1);
     let from = rowsTop - 2;

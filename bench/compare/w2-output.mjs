@@ -18,9 +18,20 @@ export const workload = { id: 'w2-output-50mb', number: 2, title: 'A command pri
 
 export async function run({ targets, scratch, quick }) {
   const rounds = quick ? 2 : 5;
-  const participants = targets.map((t) => ({ id: t.id, label: t.label, kind: 'server', version: t.version, target: t, reason: t.unavailable, reasonKind: 'not run', startupMs: [] }));
+  const participants = targets.map((t) => ({
+    id: t.id,
+    label: t.label,
+    kind: 'server',
+    version: t.version,
+    target: t,
+    reason: t.unavailable,
+    reasonKind: 'not run',
+    startupMs: [],
+  }));
   const floor = floorParticipant('bare node-pty read (floor)');
-  const series = new Map([...participants, floor].map((p) => [p, { ms: [], rssPeakMiB: [], rssBeforeMiB: [], resultKiB: [], reachableMB: [], retainedMB: [], details: [] }]));
+  const series = new Map(
+    [...participants, floor].map((p) => [p, { ms: [], rssPeakMiB: [], rssBeforeMiB: [], resultKiB: [], reachableMB: [], retainedMB: [], details: [] }]),
+  );
 
   await interleave([...participants, floor], rounds, async (p) => {
     const s = series.get(p);
@@ -70,10 +81,12 @@ export async function run({ targets, scratch, quick }) {
   const ratios = {};
   for (const p of participants) if (!p.reason && !floor.reason) ratios[p.id] = pairedRatios(series.get(p).ms, series.get(floor).ms);
   const extras = Object.fromEntries(
-    participants.filter((p) => !p.reason).map((p) => {
-      const s = series.get(p);
-      return [p.id, { rssBeforeMiB: summarize(s.rssBeforeMiB), retainedMB: summarize(s.retainedMB), details: s.details[0] }];
-    }),
+    participants
+      .filter((p) => !p.reason)
+      .map((p) => {
+        const s = series.get(p);
+        return [p.id, { rssBeforeMiB: summarize(s.rssBeforeMiB), retainedMB: summarize(s.retainedMB), details: s.details[0] }];
+      }),
   );
   const floorRate = floorRow.status === 'ok' ? Math.round((BIG_BYTES / 1e6 / (floorRow.stats.median / 1000)) * 10) / 10 : undefined;
   return {

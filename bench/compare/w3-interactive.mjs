@@ -42,7 +42,9 @@ export async function run({ targets, scratch, quick }) {
     await closeParticipants(participants);
   }
   const rows = participants.map((p) => row(p, samples.get(p), { ...rowInfo(p), callsPerAnswer: p.reason ? undefined : summarize(calls.get(p)) }));
-  const floorRow = row(floor, samples.get(floor), { how: `node-pty session of ${process.env.SHELL || '/bin/bash'} -c <program>: write the line, wait for the answer; no MCP` });
+  const floorRow = row(floor, samples.get(floor), {
+    how: `node-pty session of ${process.env.SHELL || '/bin/bash'} -c <program>: write the line, wait for the answer; no MCP`,
+  });
   const ratios = {};
   for (const p of participants) if (!p.reason && !floor.reason) ratios[p.id] = pairedRatios(samples.get(p), samples.get(floor));
   return {

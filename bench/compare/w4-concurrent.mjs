@@ -88,7 +88,13 @@ export async function run({ targets, scratch, quick }) {
         rows: [...participants.map((p) => row(p, wall.get(p), { ...rowInfo(p), ...outputNote(outputs.get(p), rounds) })), floorRow],
         reference: floorRow.status === 'ok' ? { label: 'floor (16 bare node-pty spawns)', value: floorRow.stats.median } : undefined,
       },
-      { metric: 'rssPeakMiB', title: 'Server peak RSS during the round (server process only)', unit: 'MiB', better: 'lower', rows: participants.map((p) => row(p, rss.get(p), rowInfo(p))) },
+      {
+        metric: 'rssPeakMiB',
+        title: 'Server peak RSS during the round (server process only)',
+        unit: 'MiB',
+        better: 'lower',
+        rows: participants.map((p) => row(p, rss.get(p), rowInfo(p))),
+      },
     ],
     notes: [
       'mcp-server-commands has no sessions: its figure is 16 blocking run_command calls at once on one connection.',

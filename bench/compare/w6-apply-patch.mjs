@@ -60,7 +60,8 @@ export async function run({ targets, scratch, quick }) {
         reset(p);
         for (const hunk of fixture.hunks.slice(0, EDIT_BLOCK_SAMPLE)) editBlockMs.push((await timed(() => p.adapter.editBlock(dirOf.get(p), hunk))).ms);
         const text = fs.readFileSync(path.join(dirOf.get(p), 'big.txt'), 'utf8');
-        if (!fixture.hunks.slice(0, EDIT_BLOCK_SAMPLE).every((h) => text.includes(`\n${h.replacement}\n`))) throw new Error('edit_block did not make its edits');
+        if (!fixture.hunks.slice(0, EDIT_BLOCK_SAMPLE).every((h) => text.includes(`\n${h.replacement}\n`)))
+          throw new Error('edit_block did not make its edits');
       }
     });
   } finally {
@@ -69,14 +70,21 @@ export async function run({ targets, scratch, quick }) {
   }
   const editBlock = summarize(editBlockMs);
   const gitRow = row(git, samples.get(git), { how: 'spawnSync("git", ["apply", diff]) in the directory; process start included' });
-  const engineRow = row(engine, samples.get(engine), { how: "applyPatch(codexPatch, dir) from dist/patch/index.js, as zodexd runs it, minus MCP" });
+  const engineRow = row(engine, samples.get(engine), { how: 'applyPatch(codexPatch, dir) from dist/patch/index.js, as zodexd runs it, minus MCP' });
   const ratios = {};
   for (const p of participants) if (!p.reason && !git.reason) ratios[p.id] = pairedRatios(samples.get(p), samples.get(git));
   const dc = participants.find((p) => p.id === 'desktop-commander' && !p.reason);
   return {
     ...workload,
     subtitle: `1,000 one-line edits (3 context lines each side) on a 100,000-line, ${(fixture.original.length / 1e6).toFixed(1)} MB file; ${rounds} rounds after one checked warm-up, interleaved per round (rotating start); every result checked byte for byte.`,
-    settings: { rounds, hunks: fixture.hunks.length, fileLines: fixture.lines.length, fileBytes: fixture.original.length, codexPatchBytes: fixture.codexPatch.length, unifiedDiffBytes: fixture.unifiedDiff.length },
+    settings: {
+      rounds,
+      hunks: fixture.hunks.length,
+      fileLines: fixture.lines.length,
+      fileBytes: fixture.original.length,
+      codexPatchBytes: fixture.codexPatch.length,
+      unifiedDiffBytes: fixture.unifiedDiff.length,
+    },
     panels: [
       {
         metric: 'applyMs',
@@ -89,7 +97,11 @@ export async function run({ targets, scratch, quick }) {
     ],
     notes: [
       'Desktop Commander and mcp-server-commands have no patch tool: both are driven to run git apply on the same diff (DC: write_file the diff, then start_process; mcp-server-commands: run_command with the diff as stdin).',
-      ...(dc && editBlock ? [`Desktop Commander's own editor, edit_block, takes one call per hunk (${fixture.hunks.length} calls for this change): ${editBlock.median} ms median per call here (${editBlock.n} calls sampled, min ${editBlock.min}, max ${editBlock.max}).`] : []),
+      ...(dc && editBlock
+        ? [
+            `Desktop Commander's own editor, edit_block, takes one call per hunk (${fixture.hunks.length} calls for this change): ${editBlock.median} ms median per call here (${editBlock.n} calls sampled, min ${editBlock.min}, max ${editBlock.max}).`,
+          ]
+        : []),
     ],
     floor: { metric: 'applyMs', label: gitRow.label, row: gitRow },
     ratiosToFloor: ratios,

@@ -20,5 +20,13 @@ if (typeof transport.send === 'function') {
 const client = await createMCPClient({ transport, name: 'ai-sdk-interop' });
 const { tools } = await client.listTools();
 const result = await client.callTool({ name: 'exec_command', arguments: { cmd: `echo ${process.env.MARKER}`, workdir: '/' } });
-console.log(JSON.stringify({ era: /** @type {any} */ (client).protocolEra, version: /** @type {any} */ (client).protocolVersion, sent, tools: tools.map((tool) => tool.name), result }));
+console.log(
+  JSON.stringify({
+    era: /** @type {any} */ (client).protocolEra,
+    version: /** @type {any} */ (client).protocolVersion,
+    sent,
+    tools: tools.map((tool) => tool.name),
+    result,
+  }),
+);
 await client.close();

@@ -33,25 +33,47 @@ export function run(file, args, { cwd, env, timeoutMs }) {
   const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => { stdout += chunk; });
-  child.stderr.on('data', (chunk) => { stderr += chunk; });
-  const timer = setTimeout(() => { try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { /* gone */ } }, timeoutMs);
-  return new Promise((resolve) => child.on('close', (code, signal) => {
-    clearTimeout(timer);
-    try { process.kill(-(child.pid ?? 0), 'SIGKILL'); } catch { /* the group has ended */ }
-    resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-  }));
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-(child.pid ?? 0), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, timeoutMs);
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        /* the group has ended */
+      }
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+    }),
+  );
 }
 
 /** The environment that keeps Claude Code on the mock and off the network. @param {string} home @param {string} mockUrl */
 export function claudeEnv(home, mockUrl) {
   return {
-    ...process.env, HOME: home, ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: 'sk-ant-mock',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1',
+    ...process.env,
+    HOME: home,
+    ANTHROPIC_BASE_URL: mockUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-mock',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
     // MCP tools in the first request, not behind a ToolSearch step; and -p waits for the servers
     // to connect before its first request (by default it does not, and a server that takes a
     // second to start, like `npx zodexd`, misses the first turn).
-    ENABLE_TOOL_SEARCH: 'false', MCP_CONNECTION_NONBLOCKING: 'false',
+    ENABLE_TOOL_SEARCH: 'false',
+    MCP_CONNECTION_NONBLOCKING: 'false',
   };
 }
 
@@ -73,9 +95,18 @@ export function claudePrint(task, args, options) {
 export function codexConfig(mockUrl, servers, features = {}) {
   const flags = { plugins: false, remote_plugin: false, apps: false, ...features };
   return [
-    'model = "mock-model"', 'model_provider = "mock"', '',
-    '[model_providers.mock]', 'name = "mock"', `base_url = "${mockUrl}/v1"`, 'env_key = "MOCK_API_KEY"', 'wire_api = "responses"', '',
-    '[features]', ...Object.entries(flags).map(([key, value]) => `${key} = ${value}`), '',
+    'model = "mock-model"',
+    'model_provider = "mock"',
+    '',
+    '[model_providers.mock]',
+    'name = "mock"',
+    `base_url = "${mockUrl}/v1"`,
+    'env_key = "MOCK_API_KEY"',
+    'wire_api = "responses"',
+    '',
+    '[features]',
+    ...Object.entries(flags).map(([key, value]) => `${key} = ${value}`),
+    '',
     servers,
   ].join('\n');
 }
@@ -89,14 +120,21 @@ export function codexExec(dir, config, task, { args = [], env = {}, timeoutMs = 
   fs.mkdirSync(codexHome, { recursive: true });
   fs.writeFileSync(path.join(codexHome, 'config.toml'), config);
   return run(path.join(BIN, 'codex'), ['exec', '--skip-git-repo-check', '--ephemeral', '--json', '-C', dir, ...args, task], {
-    cwd: dir, timeoutMs,
+    cwd: dir,
+    timeoutMs,
     env: { ...process.env, HOME: dir, CODEX_HOME: codexHome, MOCK_API_KEY: 'sk-mock', RUST_BACKTRACE: '0', ...env },
   });
 }
 
 /** The JSON lines of a client's stdout that parse. @param {string} stdout */
 export function jsonLines(stdout) {
-  return stdout.split('\n').flatMap((line) => { try { return [JSON.parse(line)]; } catch { return []; } });
+  return stdout.split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line)];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**
@@ -104,7 +142,10 @@ export function jsonLines(stdout) {
  * @param {string[]} args @param {Record<string, string>} env
  */
 export async function startZodexHttp(args = [], env = {}) {
-  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', '--listen', '127.0.0.1:0', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const url = await new Promise((resolve, reject) => {
@@ -112,9 +153,15 @@ export async function startZodexHttp(args = [], env = {}) {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
       const match = /serving over http on (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     });
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`zodexd exited with ${code}:\n${stderr}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`zodexd exited with ${code}:\n${stderr}`));
+    });
   });
   return {
     /** @type {string} */ url,

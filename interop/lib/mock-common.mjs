@@ -30,7 +30,11 @@ export async function startMock(wire, script) {
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       let body = null;
-      try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = text;
+      }
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       requests.push(recorded);
       if (wire.other(recorded, res)) return;
@@ -59,7 +63,11 @@ export async function startMock(wire, script) {
     requests,
     /** the requests that carried the main conversation (one per turn) */
     main,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
   };
 }
 

@@ -15,12 +15,13 @@ export function pollScript(prefix, { cmd, workdir, yieldMs, pollYieldMs = 20_000
     onResult({ at: Date.now(), text: last.text });
     const start = last.text.indexOf('{');
     let parsed;
-    try { parsed = JSON.parse(last.text.slice(start)); } catch { return { text: 'the tool call failed' }; }
+    try {
+      parsed = JSON.parse(last.text.slice(start));
+    } catch {
+      return { text: 'the tool call failed' };
+    }
     if (parsed.status !== 'running' || !parsed.session_handle) return { text: 'finished' };
     return { tools: [{ name: `${prefix}write_stdin`, input: { session_handle: parsed.session_handle, yield_time_ms: pollYieldMs } }] };
   };
-  return [
-    { tools: [{ name: `${prefix}exec_command`, input: { cmd, workdir, yield_time_ms: yieldMs } }] },
-    ...Array.from({ length: maxPolls }, () => poll),
-  ];
+  return [{ tools: [{ name: `${prefix}exec_command`, input: { cmd, workdir, yield_time_ms: yieldMs } }] }, ...Array.from({ length: maxPolls }, () => poll)];
 }

@@ -6,10 +6,7 @@ import assert from 'node:assert/strict';
 
 /** One exec_command call that echoes `marker`, then a final text. @param {string} tool @param {string} marker @param {string} workdir */
 export function echoScript(tool, marker, workdir) {
-  return [
-    { tools: [{ name: tool, input: { cmd: `echo ${marker}`, workdir } }] },
-    { text: `saw ${marker}` },
-  ];
+  return [{ tools: [{ name: tool, input: { cmd: `echo ${marker}`, workdir } }] }, { text: `saw ${marker}` }];
 }
 
 /**
@@ -18,11 +15,13 @@ export function echoScript(tool, marker, workdir) {
  * @param {{ main: { body: any }[] }} mock @param {(body: any) => { text: string }[]} results
  */
 export function zodexResults(mock, results) {
-  return mock.main.flatMap((request) => results(request.body)).map(({ text }) => {
-    const start = text.indexOf('{');
-    assert.ok(start >= 0, `a tool result without a JSON object: ${text.slice(0, 300)}`);
-    return JSON.parse(text.slice(start));
-  });
+  return mock.main
+    .flatMap((request) => results(request.body))
+    .map(({ text }) => {
+      const start = text.indexOf('{');
+      assert.ok(start >= 0, `a tool result without a JSON object: ${text.slice(0, 300)}`);
+      return JSON.parse(text.slice(start));
+    });
 }
 
 /** The model saw `marker` printed by a command that exited 0. @param {any[]} seen @param {string} marker */

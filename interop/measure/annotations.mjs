@@ -23,10 +23,26 @@ async function codex(annotations, policy, sandbox) {
   const mark = marker();
   const mock = await startOpenAiMock(echoScript(TOOL, mark, space.dir));
   const servers = `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${zodexd}", "--annotations", "${annotations}"]\nrequired = true\n`;
-  const run = await codexExec(space.dir, codexConfig(mock.url, servers, { shell_tool: false }), 'Print a marker.', { args: ['-c', `approval_policy="${policy}"`, '-s', sandbox], timeoutMs: 60_000 });
+  const run = await codexExec(space.dir, codexConfig(mock.url, servers, { shell_tool: false }), 'Print a marker.', {
+    args: ['-c', `approval_policy="${policy}"`, '-s', sandbox],
+    timeoutMs: 60_000,
+  });
   const results = mock.main.flatMap((r) => openAiToolResults(r.body));
-  const events = jsonLines(run.stdout).filter((e) => /approval|mcp_tool_call|error/.test(JSON.stringify(e))).map((e) => JSON.stringify(e).slice(0, 300));
-  print({ client: 'codex exec', annotations, approval_policy: policy, sandbox, stderr: run.stderr.slice(-300), ran: results.some((r) => r.text.includes(`${mark}\\n`)), result: results[0]?.text.slice(0, 200), exit: run.code, ms: run.ms, events });
+  const events = jsonLines(run.stdout)
+    .filter((e) => /approval|mcp_tool_call|error/.test(JSON.stringify(e)))
+    .map((e) => JSON.stringify(e).slice(0, 300));
+  print({
+    client: 'codex exec',
+    annotations,
+    approval_policy: policy,
+    sandbox,
+    stderr: run.stderr.slice(-300),
+    ran: results.some((r) => r.text.includes(`${mark}\\n`)),
+    result: results[0]?.text.slice(0, 200),
+    exit: run.code,
+    ms: run.ms,
+    events,
+  });
   await mock.close();
   space.remove();
 }
@@ -38,10 +54,23 @@ async function claude(annotations, args) {
   const mock = await startAnthropicMock(TOOL, echoScript(TOOL, mark, space.dir));
   const config = path.join(space.dir, 'mcp.json');
   fs.writeFileSync(config, JSON.stringify({ mcpServers: { zodex: { command: 'node', args: [zodexd, '--annotations', annotations] } } }));
-  const run = await claudePrint('Print a marker.', ['--mcp-config', config, '--strict-mcp-config', ...args], { cwd: space.dir, env: claudeEnv(space.dir, mock.url), timeoutMs: 60_000 });
+  const run = await claudePrint('Print a marker.', ['--mcp-config', config, '--strict-mcp-config', ...args], {
+    cwd: space.dir,
+    env: claudeEnv(space.dir, mock.url),
+    timeoutMs: 60_000,
+  });
   const results = mock.main.flatMap((r) => anthropicToolResults(r.body));
   const final = jsonLines(run.stdout).find((e) => e.type === 'result');
-  print({ client: 'claude -p', annotations, args: args.join(' '), ran: results.some((r) => r.text.includes(`${mark}\\n`)), result: results[0]?.text.slice(0, 200), denials: final?.permission_denials, exit: run.code, ms: run.ms });
+  print({
+    client: 'claude -p',
+    annotations,
+    args: args.join(' '),
+    ran: results.some((r) => r.text.includes(`${mark}\\n`)),
+    result: results[0]?.text.slice(0, 200),
+    denials: final?.permission_denials,
+    exit: run.code,
+    ms: run.ms,
+  });
   await mock.close();
   space.remove();
 }

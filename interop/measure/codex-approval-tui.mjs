@@ -21,13 +21,20 @@ for (const annotations of ['all-read-only', 'truthful']) {
   const mock = await startOpenAiMock(echoScript('mcp__zodex__exec_command', 'tui-marker', space.dir));
   fs.mkdirSync(path.join(space.dir, 'codex'));
   const servers = `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${zodexd}", "--annotations", "${annotations}"]\nrequired = true\n\n[projects."${space.dir}"]\ntrust_level = "trusted"\n`;
-  fs.writeFileSync(path.join(space.dir, 'codex/config.toml'), `approval_policy = "on-request"\nsandbox_mode = "read-only"\n${codexConfig(mock.url, servers, { shell_tool: false, daemon_auto_start: false })}`);
+  fs.writeFileSync(
+    path.join(space.dir, 'codex/config.toml'),
+    `approval_policy = "on-request"\nsandbox_mode = "read-only"\n${codexConfig(mock.url, servers, { shell_tool: false, daemon_auto_start: false })}`,
+  );
   const term = pty.spawn(path.join(INTEROP, 'node_modules/.bin/codex'), ['-C', space.dir, 'Print a marker.'], {
-    cols: 120, rows: 40, cwd: space.dir,
+    cols: 120,
+    rows: 40,
+    cwd: space.dir,
     env: { ...process.env, HOME: space.dir, CODEX_HOME: path.join(space.dir, 'codex'), MOCK_API_KEY: 'sk-mock', RUST_BACKTRACE: '0', TERM: 'xterm-256color' },
   });
   let screen = '';
-  term.onData((data) => { screen += data; });
+  term.onData((data) => {
+    screen += data;
+  });
   await new Promise((resolve) => setTimeout(resolve, 12_000));
   term.kill('SIGKILL');
   const plain = screen.replace(/\x1b\[[0-9;?>$]*[a-zA-Z~]/g, ' ').replace(/\s+/g, ' ');

@@ -18,15 +18,36 @@ const cmd = `sleep ${seconds}; echo slept-${seconds}`;
 /** @param {string} client @param {number} started @param {{ at: number, text: string }[]} seen @param {{ code: number | null, ms: number }} run */
 function report(client, started, seen, run) {
   const first = seen[0];
-  console.log(JSON.stringify({ client, asked_s: seconds, client_timeout_s: limit ?? 'default', result_after_s: first ? (first.at - started) / 1000 : null, result: first?.text.slice(0, 300), exit: run.code, total_s: run.ms / 1000 }));
+  console.log(
+    JSON.stringify({
+      client,
+      asked_s: seconds,
+      client_timeout_s: limit ?? 'default',
+      result_after_s: first ? (first.at - started) / 1000 : null,
+      result: first?.text.slice(0, 300),
+      exit: run.code,
+      total_s: run.ms / 1000,
+    }),
+  );
 }
 
 async function codex() {
   const space = scratch('measure-codex');
   /** @type {{ at: number, text: string }[]} */ const seen = [];
-  const mock = await startOpenAiMock(pollScript('mcp__zodex__', { cmd, workdir: space.dir, yieldMs: seconds * 1000, maxPolls: 1 }, openAiToolResults, (e) => seen.push(e)));
+  const mock = await startOpenAiMock(
+    pollScript('mcp__zodex__', { cmd, workdir: space.dir, yieldMs: seconds * 1000, maxPolls: 1 }, openAiToolResults, (e) => seen.push(e)),
+  );
   const started = Date.now();
-  const run = await codexExec(space.dir, codexConfig(mock.url, `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${ZODEXD}"]\nrequired = true\n${limit === undefined ? '' : `tool_timeout_sec = ${limit}\n`}`, { shell_tool: false }), 'Run the slow command.', { timeoutMs: (seconds + 120) * 1000 });
+  const run = await codexExec(
+    space.dir,
+    codexConfig(
+      mock.url,
+      `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${ZODEXD}"]\nrequired = true\n${limit === undefined ? '' : `tool_timeout_sec = ${limit}\n`}`,
+      { shell_tool: false },
+    ),
+    'Run the slow command.',
+    { timeoutMs: (seconds + 120) * 1000 },
+  );
   report('codex', started, seen, run);
   await mock.close();
   space.remove();
@@ -35,11 +56,18 @@ async function codex() {
 async function claude() {
   const space = scratch('measure-claude');
   /** @type {{ at: number, text: string }[]} */ const seen = [];
-  const mock = await startAnthropicMock('mcp__zodex__exec_command', pollScript('mcp__zodex__', { cmd, workdir: space.dir, yieldMs: seconds * 1000, maxPolls: 1 }, anthropicToolResults, (e) => seen.push(e)));
+  const mock = await startAnthropicMock(
+    'mcp__zodex__exec_command',
+    pollScript('mcp__zodex__', { cmd, workdir: space.dir, yieldMs: seconds * 1000, maxPolls: 1 }, anthropicToolResults, (e) => seen.push(e)),
+  );
   const config = path.join(space.dir, 'mcp.json');
   fs.writeFileSync(config, JSON.stringify({ mcpServers: { zodex: { command: 'node', args: [ZODEXD] } } }));
   const started = Date.now();
-  const run = await claudePrint('Run the slow command.', ['--mcp-config', config, '--strict-mcp-config', '--allowedTools', 'mcp__zodex'], { cwd: space.dir, env: { ...claudeEnv(space.dir, mock.url), ...(limit === undefined ? {} : { MCP_TOOL_TIMEOUT: String(limit * 1000) }) }, timeoutMs: (seconds + 120) * 1000 });
+  const run = await claudePrint('Run the slow command.', ['--mcp-config', config, '--strict-mcp-config', '--allowedTools', 'mcp__zodex'], {
+    cwd: space.dir,
+    env: { ...claudeEnv(space.dir, mock.url), ...(limit === undefined ? {} : { MCP_TOOL_TIMEOUT: String(limit * 1000) }) },
+    timeoutMs: (seconds + 120) * 1000,
+  });
   report('claude-code', started, seen, run);
   await mock.close();
   space.remove();

@@ -17,7 +17,11 @@ for (const transport of ['stdio', 'http']) {
     try {
       const marker = `ai-sdk-${transport}-${process.pid}`;
       const target = server ? [server.url] : [process.execPath, ZODEXD, '--mode', 'sprite'];
-      const out = await run(NODE22, [path.join(INTEROP, 'lib/ai-sdk-client.mjs'), ...target], { cwd: INTEROP, env: { ...process.env, MARKER: marker }, timeoutMs: 60_000 });
+      const out = await run(NODE22, [path.join(INTEROP, 'lib/ai-sdk-client.mjs'), ...target], {
+        cwd: INTEROP,
+        env: { ...process.env, MARKER: marker },
+        timeoutMs: 60_000,
+      });
       assert.equal(out.code, 0, `${out.stdout}\n${out.stderr}`);
       const report = JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}');
       if (transport === 'stdio') {

@@ -56,7 +56,11 @@ test('.mcp.json, stdio: npx zodexd in a project that installed zodex', async () 
   const space = workspace('cc-mcpjson-npx');
   try {
     fs.writeFileSync(path.join(space.project, 'package.json'), '{ "name": "project", "private": true }\n');
-    const install = await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', REPO], { cwd: space.project, env: { ...process.env, HOME: space.dir }, timeoutMs: 120_000 });
+    const install = await run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--offline', '--ignore-scripts', REPO], {
+      cwd: space.project,
+      env: { ...process.env, HOME: space.dir },
+      timeoutMs: 120_000,
+    });
     assert.equal(install.code, 0, install.stderr);
     fs.writeFileSync(path.join(space.project, '.mcp.json'), JSON.stringify({ mcpServers: { zodex: { command: 'npx', args: ['zodexd'] } } }, null, 2));
     await echoThrough(space.dir, space.project, ['--allowedTools', 'mcp__zodex']);
@@ -70,12 +74,18 @@ test('.mcp.json, HTTP with a bearer token from the environment (Claude Code spea
   const token = 'interop-token-0123456789abcdef';
   const server = await startZodexHttp([], { ZODEX_AUTH_TOKEN: token });
   try {
-    fs.writeFileSync(path.join(space.project, '.mcp.json'), JSON.stringify({ mcpServers: { zodex: { type: 'http', url: server.url, headers: { Authorization: 'Bearer ${ZODEX_AUTH_TOKEN}' } } } }, null, 2));
+    fs.writeFileSync(
+      path.join(space.project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { zodex: { type: 'http', url: server.url, headers: { Authorization: 'Bearer ${ZODEX_AUTH_TOKEN}' } } } }, null, 2),
+    );
     const env = { ZODEX_AUTH_TOKEN: token };
     const mark = marker();
     const mock = await startAnthropicMock(TOOL, echoScript(TOOL, mark, space.project));
     try {
-      const result = await claudePrint('Print a marker with the zodex tool.', ['--allowedTools', 'mcp__zodex'], { cwd: space.project, env: { ...claudeEnv(space.dir, mock.url), ...env } });
+      const result = await claudePrint('Print a marker with the zodex tool.', ['--allowedTools', 'mcp__zodex'], {
+        cwd: space.project,
+        env: { ...claudeEnv(space.dir, mock.url), ...env },
+      });
       assert.equal(result.code, 0, result.stderr);
       assertEchoed(zodexResults(mock, anthropicToolResults), mark);
       // Claude Code 2.1.332 speaks MCP 2026-07-28 once zodexd answers its server/discover probe.
@@ -107,7 +117,10 @@ test('claude mcp add, HTTP with an Authorization header', async () => {
   const server = await startZodexHttp([], { ZODEX_AUTH_TOKEN: token });
   try {
     const env = claudeEnv(space.dir, 'http://127.0.0.1:9');
-    const added = await claude(['mcp', 'add', '--transport', 'http', 'zodex', server.url, '--header', `Authorization: Bearer ${token}`], { cwd: space.project, env });
+    const added = await claude(['mcp', 'add', '--transport', 'http', 'zodex', server.url, '--header', `Authorization: Bearer ${token}`], {
+      cwd: space.project,
+      env,
+    });
     assert.equal(added.code, 0, added.stderr + added.stdout);
     await echoThrough(space.dir, space.project, ['--allowedTools', 'mcp__zodex']);
   } finally {
@@ -120,10 +133,16 @@ test('the plugin in plugins/claude-code/zodex: its tools and its skill reach the
   const space = workspace('cc-plugin');
   const tool = 'mcp__plugin_zodex_zodex__exec_command';
   try {
-    const mock = await echoThrough(space.dir, space.project, ['--plugin-dir', path.join(REPO, 'plugins/claude-code/zodex'), '--allowedTools', 'mcp__plugin_zodex_zodex'], tool);
+    const mock = await echoThrough(
+      space.dir,
+      space.project,
+      ['--plugin-dir', path.join(REPO, 'plugins/claude-code/zodex'), '--allowedTools', 'mcp__plugin_zodex_zodex'],
+      tool,
+    );
     const first = mock.main[0]?.body;
     const names = first.tools.map((/** @type {any} */ t) => t.name);
-    for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']) assert.ok(names.includes(`mcp__plugin_zodex_zodex__${name}`), `${name} missing from ${names}`);
+    for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'])
+      assert.ok(names.includes(`mcp__plugin_zodex_zodex__${name}`), `${name} missing from ${names}`);
     const prompt = JSON.stringify(first.system) + JSON.stringify(first.messages);
     assert.match(prompt, /- zodex:zodex: Run shell commands, long builds/, 'the skill is not listed to the model');
   } finally {

@@ -80,7 +80,7 @@ test('every case of spec/patch/codex-cases.json is what Codex 0.171.0 apply_patc
 /** @param {number} seed */
 function generator(seed) {
   let state = seed;
-  const next = () => ((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const next = () => (state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   /** @template T @param {readonly T[]} items @returns {T} */
   const pick = (items) => /** @type {T} */ (items[Math.floor(next() * items.length)]);
   return { next, pick };
@@ -111,7 +111,10 @@ function generatedCase(seed) {
     if (chunk.length === 0) chunk.push(`+${pick(TEXTS)}`);
     body.push(header === undefined ? '@@' : `@@ ${header}`, ...chunk, ...(next() < 0.15 ? ['*** End of File'] : []));
   }
-  return { content: lines.map((line) => line.text + line.eol).join(''), patch: ['*** Begin Patch', '*** Update File: f.txt', ...body, '*** End Patch'].join('\n') };
+  return {
+    content: lines.map((line) => line.text + line.eol).join(''),
+    patch: ['*** Begin Patch', '*** Update File: f.txt', ...body, '*** End Patch'].join('\n'),
+  };
 }
 
 test('zodex and Codex 0.171.0 agree on 400 generated patches, but for ambiguity and chunks out of order', async (t) => {
@@ -148,7 +151,9 @@ test('zodex and Codex 0.171.0 agree on 400 generated patches, but for ambiguity 
       else outcome = 'zodex applies what Codex refuses';
       tally[outcome] = (tally[outcome] ?? 0) + 1;
       if (outcome === 'different results' || outcome === 'zodex refuses what Codex applies') {
-        disagreements.push(`seed ${seed}: ${outcome}; file ${JSON.stringify(content)}, patch ${JSON.stringify(patch)}: Codex ${JSON.stringify(codex)}, zodex ${JSON.stringify(zodex)}`);
+        disagreements.push(
+          `seed ${seed}: ${outcome}; file ${JSON.stringify(content)}, patch ${JSON.stringify(patch)}: Codex ${JSON.stringify(codex)}, zodex ${JSON.stringify(zodex)}`,
+        );
       }
     }
     t.diagnostic(JSON.stringify(tally));

@@ -13,9 +13,9 @@ const TOOL = 'mcp__zodex__exec_command';
 
 /** The tools a Responses request offers, namespaced ones as `namespace.tool`. @param {any} body @returns {string[]} */
 function offered(body) {
-  return (body?.tools ?? []).flatMap((/** @type {any} */ t) => t.type === 'namespace'
-    ? (t.tools ?? []).map((/** @type {any} */ inner) => `${t.name}.${inner.name}`)
-    : [t.name ?? t.type]);
+  return (body?.tools ?? []).flatMap((/** @type {any} */ t) =>
+    t.type === 'namespace' ? (t.tools ?? []).map((/** @type {any} */ inner) => `${t.name}.${inner.name}`) : [t.name ?? t.type],
+  );
 }
 
 /**
@@ -40,13 +40,18 @@ async function echoThrough(name, servers, features, env = {}) {
 
 const STDIO = `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${ZODEXD}"]\nrequired = true\n`;
 
-test('config.toml, stdio, with Codex\'s own shell tool hidden (features.shell_tool = false)', async () => {
+test("config.toml, stdio, with Codex's own shell tool hidden (features.shell_tool = false)", async () => {
   const tools = await echoThrough('cx-stdio', () => STDIO, { shell_tool: false });
-  for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias']) assert.ok(tools.includes(`mcp__zodex.${name}`), `${name} missing from ${tools}`);
-  assert.deepEqual(tools.filter((name) => /^(exec_command|write_stdin|shell|shell_command|local_shell)$/.test(name)), [], `Codex still offers its own shell: ${tools}`);
+  for (const name of ['exec_command', 'write_stdin', 'apply_patch', 'set_agent_alias'])
+    assert.ok(tools.includes(`mcp__zodex.${name}`), `${name} missing from ${tools}`);
+  assert.deepEqual(
+    tools.filter((name) => /^(exec_command|write_stdin|shell|shell_command|local_shell)$/.test(name)),
+    [],
+    `Codex still offers its own shell: ${tools}`,
+  );
 });
 
-test('config.toml, stdio, default features: Codex offers its own exec_command beside zodex\'s', async () => {
+test("config.toml, stdio, default features: Codex offers its own exec_command beside zodex's", async () => {
   const tools = await echoThrough('cx-stdio-shell', () => STDIO, {});
   assert.ok(tools.includes('mcp__zodex.exec_command'), String(tools));
   assert.ok(tools.includes('exec_command'), `Codex's own exec_command is not offered: ${tools}`);

@@ -35,7 +35,16 @@ for (const era of ['modern', 'legacy']) {
         const listed = await inspect(era, target, ['--method', 'tools/list']);
         for (const name of ['exec_command', 'write_stdin', 'apply_patch']) assert.match(listed, new RegExp(`"name": ?"${name}"`));
         const marker = `inspector-${era}-${transport}-${process.pid}`;
-        const called = await inspect(era, target, ['--method', 'tools/call', '--tool-name', 'exec_command', '--tool-arg', `cmd=echo ${marker}`, '--tool-arg', 'workdir=/']);
+        const called = await inspect(era, target, [
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'exec_command',
+          '--tool-arg',
+          `cmd=echo ${marker}`,
+          '--tool-arg',
+          'workdir=/',
+        ]);
         assert.match(called, new RegExp(`${marker}\\\\n`));
         assert.match(called, /"status": ?"exited"/);
         if (server && era === 'modern') assert.match(server.stderr(), /MCP 2026-07-28 request from /);

@@ -17,7 +17,13 @@ const SECONDS = 65;
 
 /** What the model was given, in order: parsed results, or the raw text of a failed call. @param {{ text: string }[]} seen */
 function parsed(seen) {
-  return seen.map(({ text }) => { try { return JSON.parse(text.slice(text.indexOf('{'))); } catch { return { failed: text.slice(0, 300) }; } });
+  return seen.map(({ text }) => {
+    try {
+      return JSON.parse(text.slice(text.indexOf('{')));
+    } catch {
+      return { failed: text.slice(0, 300) };
+    }
+  });
 }
 
 /** The model got a handle first and the command's last line through it at the end. @param {any[]} results @param {string} mark */
@@ -34,37 +40,53 @@ function assertThroughHandle(results, mark) {
 }
 
 test(`a ${SECONDS} s command through each client with default settings`, { concurrency: 2 }, async (t) => {
-  await Promise.all([t.test('Codex CLI', async () => {
-    const space = scratch('long-codex');
-    const mark = marker();
-    /** @type {{ at: number, text: string }[]} */ const seen = [];
-    const script = pollScript('mcp__zodex__', { cmd: `sleep ${SECONDS}; echo ${mark}`, workdir: space.dir, yieldMs: SECONDS * 1000 }, openAiToolResults, (e) => seen.push(e));
-    const mock = await startOpenAiMock(script);
-    try {
-      const config = codexConfig(mock.url, `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${ZODEXD}"]\nrequired = true\n`, { shell_tool: false });
-      const run = await codexExec(space.dir, config, 'Run the long command.', { timeoutMs: 240_000 });
-      assert.equal(run.code, 0, run.stderr);
-      assertThroughHandle(parsed(seen), mark);
-    } finally {
-      await mock.close();
-      space.remove();
-    }
-  }),
+  await Promise.all([
+    t.test('Codex CLI', async () => {
+      const space = scratch('long-codex');
+      const mark = marker();
+      /** @type {{ at: number, text: string }[]} */ const seen = [];
+      const script = pollScript(
+        'mcp__zodex__',
+        { cmd: `sleep ${SECONDS}; echo ${mark}`, workdir: space.dir, yieldMs: SECONDS * 1000 },
+        openAiToolResults,
+        (e) => seen.push(e),
+      );
+      const mock = await startOpenAiMock(script);
+      try {
+        const config = codexConfig(mock.url, `[mcp_servers.zodex]\ncommand = "node"\nargs = ["${ZODEXD}"]\nrequired = true\n`, { shell_tool: false });
+        const run = await codexExec(space.dir, config, 'Run the long command.', { timeoutMs: 240_000 });
+        assert.equal(run.code, 0, run.stderr);
+        assertThroughHandle(parsed(seen), mark);
+      } finally {
+        await mock.close();
+        space.remove();
+      }
+    }),
 
-  t.test('Claude Code', async () => {
-    const space = scratch('long-claude');
-    const mark = marker();
-    /** @type {{ at: number, text: string }[]} */ const seen = [];
-    const script = pollScript('mcp__zodex__', { cmd: `sleep ${SECONDS}; echo ${mark}`, workdir: space.dir, yieldMs: SECONDS * 1000 }, anthropicToolResults, (e) => seen.push(e));
-    const mock = await startAnthropicMock('mcp__zodex__exec_command', script);
-    try {
-      fs.writeFileSync(path.join(space.dir, '.mcp.json'), JSON.stringify({ mcpServers: { zodex: { command: 'node', args: [ZODEXD] } } }));
-      const run = await claudePrint('Run the long command.', ['--allowedTools', 'mcp__zodex'], { cwd: space.dir, env: claudeEnv(space.dir, mock.url), timeoutMs: 240_000 });
-      assert.equal(run.code, 0, run.stderr);
-      assertThroughHandle(parsed(seen), mark);
-    } finally {
-      await mock.close();
-      space.remove();
-    }
-  })]);
+    t.test('Claude Code', async () => {
+      const space = scratch('long-claude');
+      const mark = marker();
+      /** @type {{ at: number, text: string }[]} */ const seen = [];
+      const script = pollScript(
+        'mcp__zodex__',
+        { cmd: `sleep ${SECONDS}; echo ${mark}`, workdir: space.dir, yieldMs: SECONDS * 1000 },
+        anthropicToolResults,
+        (e) => seen.push(e),
+      );
+      const mock = await startAnthropicMock('mcp__zodex__exec_command', script);
+      try {
+        fs.writeFileSync(path.join(space.dir, '.mcp.json'), JSON.stringify({ mcpServers: { zodex: { command: 'node', args: [ZODEXD] } } }));
+        const run = await claudePrint('Run the long command.', ['--allowedTools', 'mcp__zodex'], {
+          cwd: space.dir,
+          env: claudeEnv(space.dir, mock.url),
+          timeoutMs: 240_000,
+        });
+        assert.equal(run.code, 0, run.stderr);
+        assertThroughHandle(parsed(seen), mark);
+      } finally {
+        await mock.close();
+        space.remove();
+      }
+    }),
+  ]);
 });

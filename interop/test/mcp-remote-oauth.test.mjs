@@ -25,12 +25,16 @@ test('mcp-remote: discovery, registration, approval in Chromium, token, tool cal
     stderr: 'pipe',
   });
   let remote = '';
-  transport.stderr?.on('data', (chunk) => { remote += chunk; });
+  transport.stderr?.on('data', (chunk) => {
+    remote += chunk;
+  });
   const client = new Client({ name: 'interop-mcp-remote', version: '1.0.0' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const connected = client.connect(transport);
-    const authorizationUrl = /** @type {string} */ (await until(() => /Please authorize this client by visiting:\s+(\S+)/.exec(remote)?.[1], 'authorization URL from mcp-remote'));
+    const authorizationUrl = /** @type {string} */ (
+      await until(() => /Please authorize this client by visiting:\s+(\S+)/.exec(remote)?.[1], 'authorization URL from mcp-remote')
+    );
     const asked = new URL(authorizationUrl);
     assert.equal(asked.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(asked.searchParams.get('resource'), zodexd.url);

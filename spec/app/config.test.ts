@@ -24,16 +24,22 @@ describe('--annotations', () => {
     expect(config([], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('truthful');
     expect(config(['--annotations', 'all-read-only'], { ZODEX_ANNOTATIONS: 'truthful' }).annotations).toBe('all-read-only');
     expect(refusal(['--annotations', 'honest'])).toBe('--annotations "honest" is not one of all-read-only, truthful; write e.g. --annotations all-read-only');
-    expect(refusal([], { ZODEX_ANNOTATIONS: 'honest' })).toBe('ZODEX_ANNOTATIONS="honest" is not one of all-read-only, truthful; write e.g. ZODEX_ANNOTATIONS=all-read-only');
+    expect(refusal([], { ZODEX_ANNOTATIONS: 'honest' })).toBe(
+      'ZODEX_ANNOTATIONS="honest" is not one of all-read-only, truthful; write e.g. ZODEX_ANNOTATIONS=all-read-only',
+    );
   });
 
   it('still takes seed, the old name of all-read-only, and says so once (issue 23)', () => {
     const flagged = config(['--annotations', 'seed']);
     expect(flagged.annotations).toBe('all-read-only');
-    expect(flagged.notices).toEqual(['--annotations seed is now called --annotations all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    expect(flagged.notices).toEqual([
+      '--annotations seed is now called --annotations all-read-only (every tool announced read-only and not destructive); seed still works, the same way',
+    ]);
     const fromEnv = config([], { ZODEX_ANNOTATIONS: 'seed' });
     expect(fromEnv.annotations).toBe('all-read-only');
-    expect(fromEnv.notices).toEqual(['ZODEX_ANNOTATIONS=seed is now called ZODEX_ANNOTATIONS=all-read-only (every tool announced read-only and not destructive); seed still works, the same way']);
+    expect(fromEnv.notices).toEqual([
+      'ZODEX_ANNOTATIONS=seed is now called ZODEX_ANNOTATIONS=all-read-only (every tool announced read-only and not destructive); seed still works, the same way',
+    ]);
     expect(config([]).notices).toEqual([]);
   });
 
@@ -139,10 +145,18 @@ describe('CLI refusals (seed 003)', () => {
   });
 
   it('names the environment variable a refused value came from, not the flag (issue 23)', () => {
-    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '0.0.0.0:7391' })).toMatch(/^ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391$/);
-    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: 'localhost' })).toMatch(/^ZODEX_LISTEN="localhost" is not HOST:PORT; write e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391/);
-    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '10.1.2.3:7391' })).toMatch(/^ZODEX_LISTEN=10\.1\.2\.3 is not a loopback address, so a token is required/);
-    expect(refusal(['--transport', 'http'], { ZODEX_ALLOW_HOST: 'a.example,h.example:80' })).toMatch(/^ZODEX_ALLOW_HOST takes a hostname without a port; write ZODEX_ALLOW_HOST=h\.example/);
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '0.0.0.0:7391' })).toMatch(
+      /^ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391$/,
+    );
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: 'localhost' })).toMatch(
+      /^ZODEX_LISTEN="localhost" is not HOST:PORT; write e\.g\. ZODEX_LISTEN=127\.0\.0\.1:7391/,
+    );
+    expect(refusal(['--transport', 'http'], { ZODEX_LISTEN: '10.1.2.3:7391' })).toMatch(
+      /^ZODEX_LISTEN=10\.1\.2\.3 is not a loopback address, so a token is required/,
+    );
+    expect(refusal(['--transport', 'http'], { ZODEX_ALLOW_HOST: 'a.example,h.example:80' })).toMatch(
+      /^ZODEX_ALLOW_HOST takes a hostname without a port; write ZODEX_ALLOW_HOST=h\.example/,
+    );
     // a flag still wins, and is what a refusal names
     expect(refusal(['--transport', 'http', '--listen', '0.0.0.0:1'], { ZODEX_LISTEN: '127.0.0.1:2' })).toMatch(/^--listen 0\.0\.0\.0:1 is a wildcard bind/);
   });
@@ -153,7 +167,6 @@ describe('CLI refusals (seed 003)', () => {
     expect(config(['--transport', 'http', '--listen', '10.1.2.3:7391', '--insecure-no-auth']).insecureNoAuth).toBe(true);
   });
 });
-
 
 describe('--handle-idle-ms', () => {
   it('defaults to the HTTP idle time (30 minutes), takes a whole number, and refuses anything else', () => {

@@ -32,7 +32,11 @@ function loadedFeatures(mode: 'sprite' | 'local'): Promise<string[]> {
   const out = path.join(scratch, `loaded-${mode}.txt`);
   const env = { ...process.env, ZODEX_LOADED_OUT: out, CODEX_HOME: path.join(scratch, 'codex') };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', path.join(scratch, 'register.mjs'), ZODEXD, '--mode', mode, '--state-dir', path.join(scratch, `state-${mode}`)], { stdio: ['pipe', 'pipe', 'pipe'], env });
+    const child = spawn(
+      process.execPath,
+      ['--import', path.join(scratch, 'register.mjs'), ZODEXD, '--mode', mode, '--state-dir', path.join(scratch, `state-${mode}`)],
+      { stdio: ['pipe', 'pipe', 'pipe'], env },
+    );
     child.on('error', reject);
     child.stdout.on('data', () => child.stdin.end()); // the answer came: everything zodexd loads at start is in
     child.on('exit', () => {

@@ -20,7 +20,9 @@ function loadedModules(extra: string[]): Promise<string[]> {
   const hook = path.join(scratch, `hook-${extra.length}.cjs`);
   fs.writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', hook, ZODEXD, '--mode', 'sprite', '--state-dir', scratch, ...extra], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', hook, ZODEXD, '--mode', 'sprite', '--state-dir', scratch, ...extra], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.on('error', reject);
     child.stdout.on('data', () => child.stdin.end()); // the answer came: everything zodexd loads at start is in
     child.on('exit', () => resolve(JSON.parse(fs.readFileSync(out, 'utf8')) as string[]));

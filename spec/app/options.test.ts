@@ -14,14 +14,38 @@ const config = configFor;
 describe('layer options', () => {
   it('gives the HTTP listener its flags, its guard policy and what app/ built', () => {
     const c = config(
-      ['--transport', 'http', '--listen', '127.0.0.1:0', '--allow-host', 'sandbox.local', '--max-body-bytes', '2048', '--body-timeout-ms', '500', '--headers-timeout-ms', '400', '--http-idle-ms', '9000', '--max-conversations', '3'],
+      [
+        '--transport',
+        'http',
+        '--listen',
+        '127.0.0.1:0',
+        '--allow-host',
+        'sandbox.local',
+        '--max-body-bytes',
+        '2048',
+        '--body-timeout-ms',
+        '500',
+        '--headers-timeout-ms',
+        '400',
+        '--http-idle-ms',
+        '9000',
+        '--max-conversations',
+        '3',
+      ],
       { ZODEX_AUTH_TOKEN: TOKEN },
     );
     const open = () => ({ connect: async () => {}, close: async () => {} });
     const hasRunningCommand = () => false;
     const log = () => {};
     const options = httpOptions(c, { open, hasRunningCommand, log });
-    expect(options).toMatchObject({ listen: { host: '127.0.0.1', port: 0 }, maxBodyBytes: 2048, bodyTimeoutMs: 500, headersTimeoutMs: 400, idleMs: 9000, maxConversations: 3 });
+    expect(options).toMatchObject({
+      listen: { host: '127.0.0.1', port: 0 },
+      maxBodyBytes: 2048,
+      bodyTimeoutMs: 500,
+      headersTimeoutMs: 400,
+      idleMs: 9000,
+      maxConversations: 3,
+    });
     expect(options.open).toBe(open);
     expect(options.guard).toMatchObject({ loopbackBind: true, allowHosts: ['sandbox.local'], listenHost: '127.0.0.1', token: TOKEN });
     expect(options.guard.cookie).toBeUndefined();
@@ -42,7 +66,9 @@ describe('layer options', () => {
   });
 
   it('gives the spill store its folder, caps and age', () => {
-    expect(spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000', '--spill-folder-max-bytes', '99999']))).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000, folderMaxBytes: 99999 });
+    expect(
+      spillOptions(config(['--spill-dir', '/tmp/x', '--spill-cap-bytes', '1234', '--spill-max-age-ms', '60000', '--spill-folder-max-bytes', '99999'])),
+    ).toEqual({ parentDir: '/tmp/x', capBytes: 1234, maxAgeMs: 60000, folderMaxBytes: 99999 });
     expect(spillOptions(config([])).folderMaxBytes).toBe(256 * 1024 * 1024);
     expect(spillOptions(config([], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/from-env');
     expect(spillOptions(config(['--spill-dir', '/tmp/x'], { ZODEX_SPILL_DIR: '/tmp/from-env' })).parentDir).toBe('/tmp/x');

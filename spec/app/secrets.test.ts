@@ -9,9 +9,20 @@ const TOKEN = 'static-token-0123456789';
 
 describe('startSecrets', () => {
   it('knows the HTTP token, the publisher token variables and the --redact-env values of the environment', () => {
-    const env = { ZODEX_AUTH_TOKEN: TOKEN, ZODEX_PUBLISHER_TOKEN: 'ghp_publisher0123456789', OPENAI_API_KEY: 'sk-openai-0123456789', OPENAI_ORG: 'org-12', HOME: '/root' };
+    const env = {
+      ZODEX_AUTH_TOKEN: TOKEN,
+      ZODEX_PUBLISHER_TOKEN: 'ghp_publisher0123456789',
+      OPENAI_API_KEY: 'sk-openai-0123456789',
+      OPENAI_ORG: 'org-12',
+      HOME: '/root',
+    };
     const { secrets, warnings } = startSecrets(configFor(['--redact-env', 'OPENAI_*'], env), env);
-    expect(secrets.list().map((entry) => entry.name).sort()).toEqual(['OPENAI_API_KEY', 'OPENAI_ORG', 'ZODEX_AUTH_TOKEN', 'ZODEX_PUBLISHER_TOKEN']);
+    expect(
+      secrets
+        .list()
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(['OPENAI_API_KEY', 'OPENAI_ORG', 'ZODEX_AUTH_TOKEN', 'ZODEX_PUBLISHER_TOKEN']);
     expect(secrets.redactText(`${TOKEN} /root org-12`)).toBe('[REDACTED:ZODEX_AUTH_TOKEN] /root [REDACTED:OPENAI_ORG]');
     expect(warnings).toEqual([
       "--redact-env: OPENAI_ORG (zodexd's environment) is only 6 character(s) long; every occurrence of that text in output is shown as [REDACTED:OPENAI_ORG]",

@@ -29,7 +29,10 @@ describe('zodexd over stdio, before its runtime', () => {
     const { code, stdout, stderr } = await run(['--mode', 'sprite'], probe + initialize, { ZODEX_SPAWN_HELPER: '/nonexistent/zodex-spawn' });
     expect(code).toBe(1);
     expect(stderr).toMatch(/the PTY helper \/nonexistent\/zodex-spawn is missing/);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     // Only the probe: initialize needs the conversation, which never came to be.
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ id: 7, result: { supportedVersions: ['2026-07-28'], resultType: 'complete' } });

@@ -22,7 +22,10 @@ const documentedFlags = flagsIn(docs);
 
 describe('the docs and the code', () => {
   it('keep the README at most 200 lines', () => {
-    const lines = pages.find((page) => page.file === 'README.md')!.text.trimEnd().split('\n').length;
+    const lines = pages
+      .find((page) => page.file === 'README.md')!
+      .text.trimEnd()
+      .split('\n').length;
     expect(lines, 'README.md lines: move detail to a page under docs/ and link it').toBeLessThanOrEqual(200);
   });
 
@@ -53,7 +56,15 @@ describe('the docs and the code', () => {
 
   it('document every ZODEX_ variable the code reads (docs/, or native/PROTOCOL.md for the helper protocol)', () => {
     const protocol = fs.readFileSync(path.join(REPO, 'native/PROTOCOL.md'), 'utf8');
-    const read = new Set(sourceFiles(path.join(REPO, 'src'), /\.(ts|js)$/).flatMap((file) => fs.readFileSync(file, 'utf8').split('\n').map(code).flatMap((line) => line.match(/\bZODEX_[A-Z0-9_]+\b/g) ?? [])));
+    const read = new Set(
+      sourceFiles(path.join(REPO, 'src'), /\.(ts|js)$/).flatMap((file) =>
+        fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .map(code)
+          .flatMap((line) => line.match(/\bZODEX_[A-Z0-9_]+\b/g) ?? []),
+      ),
+    );
     expect(read.size).toBeGreaterThan(15);
     expect([...read].filter((name) => !new RegExp(`\\b${name}\\b`).test(docs) && !protocol.includes(name)).sort()).toEqual([]);
   });
@@ -73,25 +84,45 @@ describe('the docs and the code', () => {
     // A name in backticks that starts at a top folder of the repository (src/exec/engine.ts,
     // spec/features/bounds/) is read from the root; on the architecture page, one that starts at
     // a folder of src/ (exec/launch/wire.ts) is read from src/, as the page says.
-    const tops = new Set(fs.readdirSync(REPO, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules' && entry.name !== 'dist').map((entry) => entry.name));
-    const srcFolders = new Set(fs.readdirSync(path.join(REPO, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+    const tops = new Set(
+      fs
+        .readdirSync(REPO, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules' && entry.name !== 'dist')
+        .map((entry) => entry.name),
+    );
+    const srcFolders = new Set(
+      fs
+        .readdirSync(path.join(REPO, 'src'), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
+    );
     // Names with a placeholder (src/features/NAME/) are patterns; the research notes and Rust
     // files (Codex's src/lib.rs) are other repositories' paths.
-    const named = pages.filter((page) => !page.file.startsWith('docs/research/')).flatMap((page) =>
-      [...page.text.matchAll(/`([a-z][\w.-]*(?:\/[\w.-]+)+\/?)`/g)].flatMap((match) => {
-        const name = match[1]!;
-        const top = name.split('/')[0]!;
-        if (/\/[A-Z]+(\/|$)|\*/.test(name)) return [];
-        if (tops.has(top) && !name.endsWith('.rs')) return [{ page: page.file, file: name }]; // src/lib.rs: Codex's
-        if (page.file === 'docs/architecture.md' && srcFolders.has(top) && /\.\w+$|\/$/.test(name)) return [{ page: page.file, file: `src/${name}` }];
-        return [];
-      }),
-    );
+    const named = pages
+      .filter((page) => !page.file.startsWith('docs/research/'))
+      .flatMap((page) =>
+        [...page.text.matchAll(/`([a-z][\w.-]*(?:\/[\w.-]+)+\/?)`/g)].flatMap((match) => {
+          const name = match[1]!;
+          const top = name.split('/')[0]!;
+          if (/\/[A-Z]+(\/|$)|\*/.test(name)) return [];
+          if (tops.has(top) && !name.endsWith('.rs')) return [{ page: page.file, file: name }]; // src/lib.rs: Codex's
+          if (page.file === 'docs/architecture.md' && srcFolders.has(top) && /\.\w+$|\/$/.test(name)) return [{ page: page.file, file: `src/${name}` }];
+          return [];
+        }),
+      );
     expect(named.length).toBeGreaterThan(100);
     // What a run writes (packages/conformance/results/, build/) is named before it exists: a
     // name .gitignore covers counts as the output it is, not as a file to find.
     const missing = named.filter(({ file }) => !fs.existsSync(path.join(REPO, file)));
-    const ignored = new Set(missing.length === 0 ? [] : spawnSync('git', ['check-ignore', '--no-index', '--stdin'], { cwd: REPO, input: missing.map(({ file }) => file).join('\n'), encoding: 'utf8' }).stdout.split('\n'));
+    const ignored = new Set(
+      missing.length === 0
+        ? []
+        : spawnSync('git', ['check-ignore', '--no-index', '--stdin'], {
+            cwd: REPO,
+            input: missing.map(({ file }) => file).join('\n'),
+            encoding: 'utf8',
+          }).stdout.split('\n'),
+    );
     expect(missing.filter(({ file }) => !ignored.has(file)).map(({ page, file }) => `${page}: ${file}`)).toEqual([]);
   });
 });

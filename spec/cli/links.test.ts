@@ -19,7 +19,10 @@ function anchors(markdown: string): Set<string> {
   const result = new Set<string>();
   for (const [, heading] of markdown.replace(/^\s*```[\s\S]*?^\s*```/gm, '').matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = heading!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const slug = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const count = seen.get(slug) ?? 0;
     seen.set(slug, count + 1);
     result.add(count === 0 ? slug : `${slug}-${count}`);
@@ -29,14 +32,21 @@ function anchors(markdown: string): Set<string> {
 
 const pages = docPages();
 const links = pages.flatMap((page) =>
-  [...prose(page.text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((match) => ({ page: page.file, target: match[1]! })).filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target)),
+  [...prose(page.text).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((match) => ({ page: page.file, target: match[1]! }))
+    .filter(({ target }) => !/^[a-z][a-z0-9+.-]*:/i.test(target)),
 );
 
 describe('links between the pages', () => {
   it('has links to check', () => expect(links.length).toBeGreaterThan(50));
 
   it('makes anchors as GitHub does', () => {
-    expect([...anchors('# A `b` c: d (e)\n## Why zodex-spawn\'s own\n## x\n## x\n```\n# not a heading\n```\n')]).toEqual(['a-b-c-d-e', 'why-zodex-spawns-own', 'x', 'x-1']);
+    expect([...anchors("# A `b` c: d (e)\n## Why zodex-spawn's own\n## x\n## x\n```\n# not a heading\n```\n")]).toEqual([
+      'a-b-c-d-e',
+      'why-zodex-spawns-own',
+      'x',
+      'x-1',
+    ]);
   });
 
   for (const { page, target } of links) {

@@ -29,7 +29,8 @@ function shellLines(markdown: string): string[] {
   for (const line of markdown.split('\n')) {
     if (/^```sh\s*$/.test(line)) inside = true;
     else if (/^```/.test(line)) inside = false;
-    else if (inside && /\\$/.test(line)) pending += `${line.slice(0, -1)} `; // a continued line
+    else if (inside && /\\$/.test(line))
+      pending += `${line.slice(0, -1)} `; // a continued line
     else if (inside) {
       lines.push(pending + line);
       pending = '';
@@ -49,7 +50,11 @@ function commands(line: string): string[][] {
 }
 
 describe('README commands', () => {
-  const all = pages.flatMap((page) => shellLines(page.text).flatMap(commands).map((words) => ({ page, words })));
+  const all = pages.flatMap((page) =>
+    shellLines(page.text)
+      .flatMap(commands)
+      .map((words) => ({ page, words })),
+  );
   it('has commands to check', () => expect(all.length).toBeGreaterThan(10));
 
   for (const { page, words } of all) {
@@ -60,7 +65,11 @@ describe('README commands', () => {
         const [verb, script] = args;
         if (verb === 'run') expect(Object.keys(pkg.scripts)).toContain(script);
         // npm install only of a tarball `npm pack` made (the conformance suite, installed alone)
-        else if (verb === 'install') expect(args.slice(1).every((arg) => arg.endsWith('.tgz')), 'npm install of a packed .tgz only').toBe(true);
+        else if (verb === 'install')
+          expect(
+            args.slice(1).every((arg) => arg.endsWith('.tgz')),
+            'npm install of a packed .tgz only',
+          ).toBe(true);
         else expect(['ci', 'start', 'test', 'link', 'pack']).toContain(verb);
       } else if (program === 'npx') {
         const [bin, ...rest] = args;
@@ -90,7 +99,12 @@ describe('README commands', () => {
   });
 
   it('has no client configuration that starts zodexd with npm start', () => {
-    const configs = [...pages.map((page) => page.text), ...fs.readdirSync(path.join(repo, 'examples/mcp_http/sandbox')).map((file) => fs.readFileSync(path.join(repo, 'examples/mcp_http/sandbox', file), 'utf8'))];
+    const configs = [
+      ...pages.map((page) => page.text),
+      ...fs
+        .readdirSync(path.join(repo, 'examples/mcp_http/sandbox'))
+        .map((file) => fs.readFileSync(path.join(repo, 'examples/mcp_http/sandbox', file), 'utf8')),
+    ];
     for (const text of configs) expect(text).not.toMatch(/"command":\s*"npm"|command\s*=\s*"npm"/);
   });
 });

@@ -23,7 +23,13 @@ async function zodex(argv: string[], env: NodeJS.ProcessEnv = {}) {
 // Two agents, one named, over the last three days.
 function populate(stateDir: string) {
   const clock = manualClock(NOW - 3 * 86_400_000);
-  const store = openStore({ stateDir, warn: (message) => { throw new Error(message); }, now: clock.now });
+  const store = openStore({
+    stateDir,
+    warn: (message) => {
+      throw new Error(message);
+    },
+    now: clock.now,
+  });
   const server = store.registerServer({ transport: 'stdio', pid: process.pid, mode: 'local' });
   const alpha = store.registerAgent(server);
   clock.advance(1);
@@ -78,7 +84,9 @@ describe('zodex history', () => {
     const lines = stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(4);
     expect(lines[0]).toMatch(/^TIME\s+AGENT\s+TOOL\s+DURATION\s+RESULT\s+WORKDIR\s+SUMMARY$/);
-    expect(lines[1]).toMatch(new RegExp(`^${localTime(NOW - 3 * 86_400_000)}  ${alpha} Rindle implementation\\s+exec_command  0\\.3s\\s+exit 0\\s+/work/rindle  git status --short$`));
+    expect(lines[1]).toMatch(
+      new RegExp(`^${localTime(NOW - 3 * 86_400_000)}  ${alpha} Rindle implementation\\s+exec_command  0\\.3s\\s+exit 0\\s+/work/rindle  git status --short$`),
+    );
     expect(lines[2]).toMatch(new RegExp(`${beta}\\s+exec_command  1\\.2s\\s+exit 1 `));
     expect(lines[3]).toMatch(/exec_command  2m05s\s+timeout\s+\/work\/rindle  sleep 999$/);
     // columns line up
@@ -238,7 +246,15 @@ describe('formatting', () => {
     expect(shortDuration(59_949)).toBe('59.9s');
     expect(shortDuration(125_000)).toBe('2m05s');
     expect(shortDuration(3_723_000)).toBe('1h02m');
-    expect(table(['A', 'BB'], [['xxx', 'y'], ['z', 'long last column']])).toBe('A    BB\nxxx  y\nz    long last column\n');
+    expect(
+      table(
+        ['A', 'BB'],
+        [
+          ['xxx', 'y'],
+          ['z', 'long last column'],
+        ],
+      ),
+    ).toBe('A    BB\nxxx  y\nz    long last column\n');
   });
 });
 

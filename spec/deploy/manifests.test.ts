@@ -17,7 +17,8 @@ import { parseAllDocuments } from 'yaml';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DEPLOY = path.join(ROOT, 'deploy/kubernetes');
 const CRDS = process.env.ZODEX_AGENT_SANDBOX_CRDS ?? path.resolve(ROOT, '../shared/corpus/agent-sandbox-crds');
-if (!fs.existsSync(CRDS)) throw new Error(`the agent-sandbox CRDs are not at ${CRDS}: the shared/ folder belongs beside the checkout, or set ZODEX_AGENT_SANDBOX_CRDS to their folder`);
+if (!fs.existsSync(CRDS))
+  throw new Error(`the agent-sandbox CRDs are not at ${CRDS}: the shared/ folder belongs beside the checkout, or set ZODEX_AGENT_SANDBOX_CRDS to their folder`);
 
 type Json = Record<string, unknown>;
 type Schema = Json & { properties?: Record<string, Schema>; items?: Schema; additionalProperties?: unknown };
@@ -74,7 +75,11 @@ function loadCrds(): Map<string, Served> {
   const served = new Map<string, Served>();
   for (const file of fs.readdirSync(CRDS).filter((name) => name.endsWith('.yaml'))) {
     const crd = parseAllDocuments(fs.readFileSync(path.join(CRDS, file), 'utf8'))[0]!.toJS() as Json;
-    const spec = crd.spec as { group: string; names: { kind: string }; versions: { name: string; served: boolean; deprecated?: boolean; schema: { openAPIV3Schema: Schema } }[] };
+    const spec = crd.spec as {
+      group: string;
+      names: { kind: string };
+      versions: { name: string; served: boolean; deprecated?: boolean; schema: { openAPIV3Schema: Schema } }[];
+    };
     for (const version of spec.versions) {
       if (!version.served) continue;
       const schema = strict(version.schema.openAPIV3Schema);
@@ -100,7 +105,9 @@ async function coreProblems(doc: Json): Promise<string[]> {
   const key = `${doc.apiVersion}/${doc.kind}`;
   const load = models[key];
   if (!load) return [`${key}: no schema for this kind (add it to the test, or use a kind it knows)`];
-  const problems = Object.keys(doc).filter((field) => !topLevel[key]!.includes(field)).map((field) => `${key}: unknown field ${field}`);
+  const problems = Object.keys(doc)
+    .filter((field) => !topLevel[key]!.includes(field))
+    .map((field) => `${key}: unknown field ${field}`);
   const metadata = newAjv().compile(METADATA);
   if (!metadata(doc.metadata)) problems.push(`${key}: metadata ${JSON.stringify(metadata.errors)}`);
   try {
@@ -121,11 +128,18 @@ async function problemsOf(doc: Json): Promise<string[]> {
   if (entry.deprecated) return [`${doc.apiVersion} ${doc.kind} is deprecated: use the storage version`];
   const { kind, metadata } = doc;
   if (entry.validate(doc)) return [];
-  return entry.validate.errors!.map((error) => `${String(kind)} ${String((metadata as Json | undefined)?.name)}: ${error.instancePath || '/'} ${error.message}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`);
+  return entry.validate.errors!.map(
+    (error) =>
+      `${String(kind)} ${String((metadata as Json | undefined)?.name)}: ${error.instancePath || '/'} ${error.message}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`,
+  );
 }
 
-const docsOf = (text: string): Json[] => parseAllDocuments(text).map((doc) => doc.toJS() as Json).filter((doc) => doc !== null);
-const kustomize = (dir: string): string => execFileSync('kubectl', ['kustomize', path.join(DEPLOY, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const docsOf = (text: string): Json[] =>
+  parseAllDocuments(text)
+    .map((doc) => doc.toJS() as Json)
+    .filter((doc) => doc !== null);
+const kustomize = (dir: string): string =>
+  execFileSync('kubectl', ['kustomize', path.join(DEPLOY, dir)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 // Whole manifests (kustomization files and partial patches are not resources).
 function manifestFiles(): string[] {
@@ -154,7 +168,8 @@ function kubectlKustomize(): string | undefined {
   }
 }
 const noKubectl = kubectlKustomize();
-if (noKubectl && process.env.ZODEX_NO_SKIP) throw new Error(`kubectl is not installed (${noKubectl}); .ci/install-deps.sh installs it; ZODEX_NO_SKIP=1 makes its absence a failure`);
+if (noKubectl && process.env.ZODEX_NO_SKIP)
+  throw new Error(`kubectl is not installed (${noKubectl}); .ci/install-deps.sh installs it; ZODEX_NO_SKIP=1 makes its absence a failure`);
 
 describe('deploy/kubernetes, strictly against the agent-sandbox CRDs and the Kubernetes schemas', () => {
   it('loads the served versions of the four CRDs', () => {
@@ -186,10 +201,19 @@ describe('deploy/kubernetes, strictly against the agent-sandbox CRDs and the Kub
     const base = docsOf(kustomize('base'));
     expect(base.map((doc) => doc.kind).sort()).toEqual(['SandboxTemplate', 'SandboxWarmPool']);
     const overlay = docsOf(kustomize('overlays/example'));
-    expect(overlay.map((doc) => `${doc.kind}/${(doc.metadata as Json).name}`).sort()).toEqual(['Namespace/zodex-agents', 'RuntimeClass/gvisor', 'SandboxClaim/agent-alice', 'SandboxTemplate/zodex', 'SandboxWarmPool/zodex']);
+    expect(overlay.map((doc) => `${doc.kind}/${(doc.metadata as Json).name}`).sort()).toEqual([
+      'Namespace/zodex-agents',
+      'RuntimeClass/gvisor',
+      'SandboxClaim/agent-alice',
+      'SandboxTemplate/zodex',
+      'SandboxWarmPool/zodex',
+    ]);
     for (const doc of [...base, ...overlay]) expect(await problemsOf(doc), `${doc.kind}`).toEqual([]);
     // What the overlay changes, as built.
-    const template = overlay.find((doc) => doc.kind === 'SandboxTemplate') as { metadata: Json; spec: { podTemplate: { spec: { runtimeClassName: string; containers: { image: string }[] } } } };
+    const template = overlay.find((doc) => doc.kind === 'SandboxTemplate') as {
+      metadata: Json;
+      spec: { podTemplate: { spec: { runtimeClassName: string; containers: { image: string }[] } } };
+    };
     expect(template.metadata.namespace).toBe('zodex-agents');
     expect(template.spec.podTemplate.spec.runtimeClassName).toBe('gvisor');
     expect(template.spec.podTemplate.spec.containers[0]!.image).toBe('registry.example.com/zodex:0.1.0');
@@ -198,7 +222,9 @@ describe('deploy/kubernetes, strictly against the agent-sandbox CRDs and the Kub
   });
 
   it('says what a pod needs: zodexd on the pod IP, probes on the ops port, non-root, read-only root, the token a file, volumes for workspace and state', () => {
-    const template = docsOf(fs.readFileSync(path.join(DEPLOY, 'base/sandboxtemplate.yaml'), 'utf8'))[0] as { spec: Json & { podTemplate: { spec: Json & { containers: Json[] } } } };
+    const template = docsOf(fs.readFileSync(path.join(DEPLOY, 'base/sandboxtemplate.yaml'), 'utf8'))[0] as {
+      spec: Json & { podTemplate: { spec: Json & { containers: Json[] } } };
+    };
     const pod = template.spec.podTemplate.spec;
     const zodexd = pod.containers[0] as Json & { args: string[]; securityContext: Json; volumeMounts: { name: string; mountPath: string }[] };
     expect(zodexd.args.join(' ')).toContain('--mode sprite --listen $(POD_IP):7391 --ops-listen $(POD_IP):9464 --auth-token-file /var/run/secrets/zodex/token');
@@ -210,7 +236,11 @@ describe('deploy/kubernetes, strictly against the agent-sandbox CRDs and the Kub
     expect(pod.automountServiceAccountToken).toBe(false);
     const drainMs = Number(zodexd.args[zodexd.args.indexOf('--drain-ms') + 1]);
     expect(drainMs).toBeLessThan((pod.terminationGracePeriodSeconds as number) * 1000);
-    expect(Object.fromEntries(zodexd.volumeMounts.map((mount) => [mount.mountPath, mount.name]))).toMatchObject({ '/workspace': 'workspace', '/var/lib/zodex': 'state', '/tmp': 'tmp' });
+    expect(Object.fromEntries(zodexd.volumeMounts.map((mount) => [mount.mountPath, mount.name]))).toMatchObject({
+      '/workspace': 'workspace',
+      '/var/lib/zodex': 'state',
+      '/tmp': 'tmp',
+    });
     expect((template.spec.volumeClaimTemplates as { metadata: { name: string } }[]).map((claim) => claim.metadata.name)).toEqual(['workspace', 'state']);
   });
 

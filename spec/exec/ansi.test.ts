@@ -8,7 +8,9 @@ const ESC = '\x1b';
 const piece = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 8 }),
   fc.constantFrom('\r\n', '\r', '\n', '\t', ESC, `${ESC}[`, `${ESC}]`, `${ESC}(`, '\x07', `${ESC}\\`),
-  fc.tuple(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }), fc.constantFrom('m', 'K', 'H', 'J', 'A')).map(([ns, f]) => `${ESC}[${ns.join(';')}${f}`),
+  fc
+    .tuple(fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }), fc.constantFrom('m', 'K', 'H', 'J', 'A'))
+    .map(([ns, f]) => `${ESC}[${ns.join(';')}${f}`),
   fc.string({ maxLength: 10 }).map((title) => `${ESC}]0;${title.replace(/[\x07\x1b]/g, '')}\x07`),
   fc.constantFrom(`${ESC}(B`, `${ESC})0`, `${ESC}7`, `${ESC}8`, `${ESC}=`, `${ESC}#8`, `${ESC}P1$r${ESC}\\`),
 );
@@ -49,9 +51,12 @@ describe('AnsiStripper', () => {
 
   it('leaves text without escapes or carriage returns untouched', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme' }).filter((s) => !s.includes(ESC) && !s.includes('\r')), (text) => {
-        expect(stripAnsi(text)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme' }).filter((s) => !s.includes(ESC) && !s.includes('\r')),
+        (text) => {
+          expect(stripAnsi(text)).toBe(text);
+        },
+      ),
     );
   });
 

@@ -11,7 +11,6 @@ const progress = fc
 const bytes = (s: string) => Buffer.from(s, 'utf8');
 const str = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 
-
 describe('collapse', () => {
   it('shows each line in its last state', () => {
     expect(str(collapse(bytes('10%\r20%\r30%\ndone\n')))).toBe('30%\ndone\n');
@@ -55,24 +54,30 @@ describe('collapse', () => {
 
   it('what a result shows does not depend on how the stream was read (properties)', () => {
     fc.assert(
-      fc.property(progress, fc.array(fc.nat(), { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 4 }), (s, cutsA, cutsB, takes) => {
-        const raw = bytes(s);
-        const takeAt = takes.map((t) => t % (raw.length + 1)).sort((a, b) => a - b);
-        const views = (cuts: number[]) => {
-          const buffer = new OutputBuffer({ inlineBytes: 256, previewBytes: 96, headBytes: 32, tailBytes: 4096 }, () => new MemorySink(1 << 20));
-          const shown: string[] = [];
-          let at = 0;
-          // the same take points, whatever the chunking: split chunks there
-          for (const chunk of chunked(raw, [...cuts, ...takeAt])) {
-            buffer.push(chunk);
-            at += chunk.length;
-            if (takeAt.includes(at)) shown.push(JSON.stringify(buffer.take(false)));
-          }
-          shown.push(JSON.stringify(buffer.take(true)));
-          return shown;
-        };
-        expect(views(cutsA)).toEqual(views(cutsB));
-      }),
+      fc.property(
+        progress,
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (s, cutsA, cutsB, takes) => {
+          const raw = bytes(s);
+          const takeAt = takes.map((t) => t % (raw.length + 1)).sort((a, b) => a - b);
+          const views = (cuts: number[]) => {
+            const buffer = new OutputBuffer({ inlineBytes: 256, previewBytes: 96, headBytes: 32, tailBytes: 4096 }, () => new MemorySink(1 << 20));
+            const shown: string[] = [];
+            let at = 0;
+            // the same take points, whatever the chunking: split chunks there
+            for (const chunk of chunked(raw, [...cuts, ...takeAt])) {
+              buffer.push(chunk);
+              at += chunk.length;
+              if (takeAt.includes(at)) shown.push(JSON.stringify(buffer.take(false)));
+            }
+            shown.push(JSON.stringify(buffer.take(true)));
+            return shown;
+          };
+          expect(views(cutsA)).toEqual(views(cutsB));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -43,7 +43,12 @@ const policy: Confinement = {
   keep: [],
 };
 const SCRIPT = `cat '${secret}'; echo "[$ZODEX_CONFINE]"; cat /proc/$PPID/environ >/dev/null 2>&1 && echo parent-readable || echo parent-refused; test -t 0 && test -t 1 && echo terminal; exec 3<>/dev/tcp/127.0.0.1/9 2>/dev/null; echo done`;
-const spec = (): CommandSpec => ({ file: '/bin/bash', args: ['-c', SCRIPT], cwd: scratch, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CONFINE_ENV]: encodeConfinement(policy) } });
+const spec = (): CommandSpec => ({
+  file: '/bin/bash',
+  args: ['-c', SCRIPT],
+  cwd: scratch,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CONFINE_ENV]: encodeConfinement(policy) },
+});
 
 function run(pty: Terminal): Promise<{ output: string; exit: TerminalExit }> {
   let output = '';

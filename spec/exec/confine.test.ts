@@ -50,9 +50,7 @@ const base: Confinement = {
 
 // Absolute paths with any character an environment entry can carry (no NUL): colons, digits
 // right after a key, newlines, non-ASCII.
-const absolutePath = fc
-  .string({ unit: 'grapheme', maxLength: 30 })
-  .map((text) => `/${text.replace(/\0/g, '')}`);
+const absolutePath = fc.string({ unit: 'grapheme', maxLength: 30 }).map((text) => `/${text.replace(/\0/g, '')}`);
 
 describe('the confinement entry', () => {
   it('is KEY LEN ":" VALUE, one after the other, LEN in UTF-8 bytes', () => {
@@ -92,10 +90,12 @@ describe('the confinement entry', () => {
           ...policy.masks.map((value): [string, string] => ['m', value]),
           ...policy.maskPrefixes.map((value): [string, string] => ['M', value]),
           ...policy.allowedSockets.map((value): [string, string] => ['a', value]),
-          ...policy.binds.flatMap(({ source, target }): Array<[string, string]> => [
-            ['b', source],
-            ['B', target],
-          ]),
+          ...policy.binds.flatMap(
+            ({ source, target }): Array<[string, string]> => [
+              ['b', source],
+              ['B', target],
+            ],
+          ),
           ...policy.writableRoots.map((value): [string, string] => ['w', value]),
           ...policy.keep.map((value): [string, string] => ['k', value]),
           ...policy.readOnly.map((value): [string, string] => ['o', value]),
@@ -129,7 +129,12 @@ describe('the end marker facts', () => {
 describe('the start probe', () => {
   it('answers ok when every step can be taken, and names the step that cannot', async () => {
     expect(await probeConfinement(HELPER, encodeConfinement({ ...base, governed: true, networkOff: true }), '/tmp', '/bin/sh')).toEqual({ ok: true });
-    const failed = await probeConfinement(HELPER, encodeConfinement({ ...base, governed: true, sandbox: 'workspace-write', writableRoots: ['/nonexistent-zodex-root'] }), '/tmp', '/bin/sh');
+    const failed = await probeConfinement(
+      HELPER,
+      encodeConfinement({ ...base, governed: true, sandbox: 'workspace-write', writableRoots: ['/nonexistent-zodex-root'] }),
+      '/tmp',
+      '/bin/sh',
+    );
     expect(failed).toEqual({ ok: false, reason: expect.stringContaining('cloning the writable root /nonexistent-zodex-root') });
     expect(probeAdvice('unshare(CLONE_NEWUSER|CLONE_NEWNS) (user namespaces): Operation not permitted')).toMatch(/max_user_namespaces/);
     expect(probeAdvice('Landlock ABI 4 is older than 6 (Linux 6.12)')).toMatch(/Linux 6.12/);

@@ -6,7 +6,16 @@ import type { SpillStore } from '../../src/exec/output/spill.js';
 import { execCommandInput } from '../../src/tools/exec_command.js';
 import { parseArguments } from '../../src/tools/validate.js';
 
-const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const limits = {
+  maxExecTimeoutMs: 7_200_000,
+  maxYieldMs: 30_000,
+  defaultWorkdir: undefined,
+  inlineLimitBytes: 16_384,
+  previewBytes: 4_096,
+  headBytes: 1_024,
+  tailFileBytes: 1 << 20,
+  spillCapBytes: 16 << 20,
+};
 
 function engine(): ExecEngine {
   return new ExecEngine({
@@ -42,7 +51,9 @@ describe('ExecEngine refusals', () => {
   it('refuses a NUL in cmd or workdir with the text the tool validation gives', async () => {
     const exec = execCommandInput(limits);
     const cmd = 'echo A\u0000; touch X';
-    expect(await failure(engine().start({ cmd, cwd: '/', timeoutMs: 1_000, owner: 'c' }))).toBe(await failure(() => parseArguments('exec_command', exec, { cmd, workdir: '/' })));
+    expect(await failure(engine().start({ cmd, cwd: '/', timeoutMs: 1_000, owner: 'c' }))).toBe(
+      await failure(() => parseArguments('exec_command', exec, { cmd, workdir: '/' })),
+    );
     expect(await failure(engine().start({ cmd: 'ls', cwd: '/a\u0000', timeoutMs: 1_000, owner: 'c' }))).toBe(
       await failure(() => parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/a\u0000' })),
     );
@@ -51,6 +62,8 @@ describe('ExecEngine refusals', () => {
   it('starts nothing once shutting down', async () => {
     const draining = engine();
     await draining.shutdown();
-    expect(await failure(draining.start({ cmd: 'true', cwd: '/', timeoutMs: 1_000, owner: 'c' }))).toBe('SHUTTING_DOWN: zodexd is shutting down; no new commands are started');
+    expect(await failure(draining.start({ cmd: 'true', cwd: '/', timeoutMs: 1_000, owner: 'c' }))).toBe(
+      'SHUTTING_DOWN: zodexd is shutting down; no new commands are started',
+    );
   });
 });

@@ -37,7 +37,7 @@ describe('the policy hook', () => {
   });
 });
 
-describe('the shell of a command (issue 23: the login shell is the passwd entry\'s, not $SHELL)', () => {
+describe("the shell of a command (issue 23: the login shell is the passwd entry's, not $SHELL)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-shells-'));
   const shell = (name: string, mode = 0o755) => {
     const file = path.join(dir, name);
@@ -48,13 +48,16 @@ describe('the shell of a command (issue 23: the login shell is the passwd entry\
   const nologin = shell('nologin');
   const notExecutable = shell('fish', 0o644);
 
-  it('takes the passwd entry\'s login shell in Local mode, whatever $SHELL says', () => {
+  it("takes the passwd entry's login shell in Local mode, whatever $SHELL says", () => {
     expect(chooseShell('local', { SHELL: '/bin/sh' }, () => zsh)).toEqual({ shell: zsh, from: 'the login shell of the passwd entry' });
   });
 
   it('falls back to $SHELL, then bash, when the passwd entry names no usable shell', () => {
     for (const passwd of [undefined, '', 'relative/zsh', nologin, '/usr/sbin/nologin', '/bin/false', notExecutable, path.join(dir, 'missing')]) {
-      expect(chooseShell('local', { SHELL: zsh }, () => passwd), String(passwd)).toEqual({ shell: zsh, from: '$SHELL: the passwd entry names no usable login shell' });
+      expect(
+        chooseShell('local', { SHELL: zsh }, () => passwd),
+        String(passwd),
+      ).toEqual({ shell: zsh, from: '$SHELL: the passwd entry names no usable login shell' });
     }
     expect(chooseShell('local', {}, () => nologin).shell).toBe('/bin/bash');
   });

@@ -40,7 +40,13 @@ describe('HandleLeases: a command started in the modern era belongs to its handl
     const leases = new HandleLeases();
     const uses: Record<string, { asking: boolean; lastAt: number }> = { a: { asking: false, lastAt: 0 }, b: { asking: true, lastAt: 50 } };
     const killed: string[] = [];
-    const sweep = (now: number) => leases.sweep(100, (handle) => uses[handle], (handle) => killed.push(handle), now);
+    const sweep = (now: number) =>
+      leases.sweep(
+        100,
+        (handle) => uses[handle],
+        (handle) => killed.push(handle),
+        now,
+      );
     leases.issued('a', 0);
     leases.issued('b', 0);
     expect(sweep(101)).toEqual(['a']);
@@ -55,9 +61,23 @@ describe('HandleLeases: a command started in the modern era belongs to its handl
   it('forgets a handle whose command ended; a handle it never handed out has no lease', () => {
     const leases = new HandleLeases();
     leases.issued('gone', 0);
-    expect(leases.sweep(10, () => undefined, () => expect.unreachable(), 100)).toEqual([]);
+    expect(
+      leases.sweep(
+        10,
+        () => undefined,
+        () => expect.unreachable(),
+        100,
+      ),
+    ).toEqual([]);
     expect(leases.size).toBe(0);
-    expect(leases.sweep(10, () => ({ asking: false, lastAt: 0 }), () => expect.unreachable(), 100)).toEqual([]);
+    expect(
+      leases.sweep(
+        10,
+        () => ({ asking: false, lastAt: 0 }),
+        () => expect.unreachable(),
+        100,
+      ),
+    ).toEqual([]);
   });
 });
 

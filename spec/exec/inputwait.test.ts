@@ -25,7 +25,15 @@ afterEach(() => {
 });
 
 function start(cmd: string): Terminal {
-  const pty = spawnPty({ spawnHelper: HELPER, file: '/bin/sh', args: ['-c', cmd], cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+  const pty = spawnPty({
+    spawnHelper: HELPER,
+    file: '/bin/sh',
+    args: ['-c', cmd],
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cols: 80,
+    rows: 24,
+  });
   pty.onData(() => {});
   running.push(pty);
   return pty;
@@ -58,7 +66,10 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
     ['read on /dev/tty', 'read line < /dev/tty'],
     ['select on the terminal alone', py('import select, sys; select.select([sys.stdin], [], [])')],
     ['poll on the terminal alone', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll()')],
-    ['epoll watching the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(0, select.EPOLLIN); e.register(a, select.EPOLLIN); e.poll()')],
+    [
+      'epoll watching the terminal',
+      py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(0, select.EPOLLIN); e.register(a, select.EPOLLIN); e.poll()'),
+    ],
     ['poll on the terminal with no timeout (more)', py('import select; p = select.poll(); p.register(0, select.POLLIN); p.poll(-1)')],
   ])('tells %s', async (_name, cmd) => {
     const seen = await answers(cmd, 3_000);
@@ -66,15 +77,26 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
   });
 
   it('tells a read in the main thread beside a thread sleeping on a timer (a heartbeat), but while that thread runs', async () => {
-    const seen = await answers(py('import threading, time\ndef beat():\n  while True: time.sleep(0.2)\nthreading.Thread(target=beat, daemon=True).start()\ninput()'), 3_000);
+    const seen = await answers(
+      py('import threading, time\ndef beat():\n  while True: time.sleep(0.2)\nthreading.Thread(target=beat, daemon=True).start()\ninput()'),
+      3_000,
+    );
     expect(seen.slice(-10)).toContain('input');
     expect(seen.slice(-10)).not.toContain('timed');
   });
 
   // Issue 23's false alarms: each would go on by itself, so a look sees at most 'timed'.
   it.each([
-    ['select on the terminal with a timeout between printed ticks', py('import select, sys\nfor i in range(200):\n  print(i, flush=True); select.select([sys.stdin], [], [], 0.05)')],
-    ['a thread blocked in stdin.readline() while the main thread prints and sleeps', py('import sys, threading, time\nthreading.Thread(target=sys.stdin.readline, daemon=True).start()\nfor i in range(200):\n  print(i, flush=True); time.sleep(0.05)')],
+    [
+      'select on the terminal with a timeout between printed ticks',
+      py('import select, sys\nfor i in range(200):\n  print(i, flush=True); select.select([sys.stdin], [], [], 0.05)'),
+    ],
+    [
+      'a thread blocked in stdin.readline() while the main thread prints and sleeps',
+      py(
+        'import sys, threading, time\nthreading.Thread(target=sys.stdin.readline, daemon=True).start()\nfor i in range(200):\n  print(i, flush=True); time.sleep(0.05)',
+      ),
+    ],
     ['poll with a timeout', py('import select; p = select.poll(); p.register(0, select.POLLIN)\nwhile True: p.poll(200)')],
     ['epoll with a timeout', py('import select; e = select.epoll(); e.register(0, select.EPOLLIN)\nwhile True: e.poll(0.2)')],
     ['top between its redraws', 'exec top -d 0.5'],
@@ -88,7 +110,10 @@ describe.runIf(linux).concurrent('input-wait probe (Linux /proc)', () => {
     ['sleep', 'sleep 5'],
     ['select on the terminal and a pipe', py('import os, select, sys; r, w = os.pipe(); select.select([sys.stdin, r], [], [])')],
     ['epoll without the terminal', py('import select, socket; a, b = socket.socketpair(); e = select.epoll(); e.register(a, select.EPOLLIN); e.poll()')],
-    ['epoll watching the terminal for output only', py('import select, time; e = select.epoll(); e.register(1, select.EPOLLOUT | select.EPOLLET); e.poll(); time.sleep(5)')],
+    [
+      'epoll watching the terminal for output only',
+      py('import select, time; e = select.epoll(); e.register(1, select.EPOLLOUT | select.EPOLLET); e.poll(); time.sleep(5)'),
+    ],
     ['a busy loop', py('while True: pass')],
     ['a reader whose shell also runs a busy child', 'sh -c "while :; do :; done" & read line'],
   ])('does not take %s for a prompt', async (_name, cmd) => {

@@ -41,7 +41,6 @@ export class MemorySink implements SpillSink {
   }
 }
 
-
 // The stream cut at the given points (taken modulo its length), in order.
 export function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
   const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);

@@ -81,27 +81,39 @@ describe('output_offset and since_offset', () => {
     expect(buffer.take(false).text).toBe(stream.subarray(stream.length - 50).toString() + 'more\n');
     buffer.rewind(10);
     const again = buffer.take(true);
-    expect(again.head).toBe(stream.subarray(10, 10 + 32).toString().replace(/[^\n]*$/, ''));
+    expect(again.head).toBe(
+      stream
+        .subarray(10, 10 + 32)
+        .toString()
+        .replace(/[^\n]*$/, ''),
+    );
     expect(again.start).toBe(10);
   });
 
   it('names the lines between head and tail exactly (properties)', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 80 }), fc.boolean(), (lines, endsWithNewline) => {
-        let sink: MemorySink | undefined;
-        const buffer = new OutputBuffer(limits, () => (sink = new MemorySink(1 << 20)));
-        const stream = lines.join('\n') + (endsWithNewline ? '\n' : '');
-        buffer.push(Buffer.from(stream));
-        const view = buffer.take(true);
-        if (!view.gap) return;
-        const match = /lines (\d+)-(\d+), (\d+) bytes at stream offsets (\d+)-(\d+)\) not shown.*sed -n '(\d+),(\d+)p'/.exec(view.omitted!);
-        expect(match).not.toBeNull();
-        const [first, last, size, from, to] = match!.slice(1, 6).map(Number) as [number, number, number, number, number];
-        expect([from, to + 1, size]).toEqual([view.gap[0], view.gap[1], view.gap[1] - view.gap[0]]);
-        const file = sink!.file.toString();
-        const lineOf = (offset: number) => file.slice(0, offset).split('\n').length;
-        expect([first, last]).toEqual([lineOf(from), lineOf(to)]);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ maxLength: 40 }).map((s) => s.replace(/[\r\n]/g, '')),
+          { minLength: 1, maxLength: 80 },
+        ),
+        fc.boolean(),
+        (lines, endsWithNewline) => {
+          let sink: MemorySink | undefined;
+          const buffer = new OutputBuffer(limits, () => (sink = new MemorySink(1 << 20)));
+          const stream = lines.join('\n') + (endsWithNewline ? '\n' : '');
+          buffer.push(Buffer.from(stream));
+          const view = buffer.take(true);
+          if (!view.gap) return;
+          const match = /lines (\d+)-(\d+), (\d+) bytes at stream offsets (\d+)-(\d+)\) not shown.*sed -n '(\d+),(\d+)p'/.exec(view.omitted!);
+          expect(match).not.toBeNull();
+          const [first, last, size, from, to] = match!.slice(1, 6).map(Number) as [number, number, number, number, number];
+          expect([from, to + 1, size]).toEqual([view.gap[0], view.gap[1], view.gap[1] - view.gap[0]]);
+          const file = sink!.file.toString();
+          const lineOf = (offset: number) => file.slice(0, offset).split('\n').length;
+          expect([first, last]).toEqual([lineOf(from), lineOf(to)]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -4,13 +4,16 @@ import { OutputBuffer } from '../../src/exec/output/buffer.js';
 import { chunked, MemorySink } from './memory-sink.js';
 import { countInto, incompleteTailLength } from '../../src/exec/output/utf8.js';
 
-const limitsOf = (inlineBytes: number, previewBytes: number, headBytes = Math.floor(previewBytes / 4), tailBytes = 1 << 20) => ({ inlineBytes, previewBytes, headBytes, tailBytes });
+const limitsOf = (inlineBytes: number, previewBytes: number, headBytes = Math.floor(previewBytes / 4), tailBytes = 1 << 20) => ({
+  inlineBytes,
+  previewBytes,
+  headBytes,
+  tailBytes,
+});
 
-const text = fc.array(
-  fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('\n', 'é', '中', '🎉', 'line\n', 'x'.repeat(300))),
-  { maxLength: 80 },
-).map((parts) => parts.join('').replace(/\r/g, '')); // "\r" collapses: see collapse.test.ts
-
+const text = fc
+  .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('\n', 'é', '中', '🎉', 'line\n', 'x'.repeat(300))), { maxLength: 80 })
+  .map((parts) => parts.join('').replace(/\r/g, '')); // "\r" collapses: see collapse.test.ts
 
 describe('OutputBuffer', () => {
   it('counts, spill file and preview agree with the true stream (properties)', () => {

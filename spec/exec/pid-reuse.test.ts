@@ -19,7 +19,6 @@ function sleeper(): { child: ChildProcess; ended: Promise<string | null> } {
   return { child, ended: new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal))) };
 }
 
-
 describe.runIf(process.platform === 'linux')('signals by number', () => {
   it("reads a process's start time, and none for a number no process has", () => {
     const { child } = sleeper();

@@ -47,7 +47,9 @@ function streamed(redactor: StreamRedactor, bytes: Buffer, cuts: number[]): stri
 // Small alphabets make overlaps, shared prefixes and values inside values common.
 const value = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'é'), minLength: 1, maxLength: 6 });
 const secrets = fc.uniqueArray(value, { minLength: 1, maxLength: 4 }).map((values) => values.map((v, i) => ({ name: `S${i}`, value: v })));
-const text = fc.array(fc.oneof(value, fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'x', '\n', 'é'), maxLength: 5 })), { maxLength: 20 }).map((parts) => parts.join(''));
+const text = fc
+  .array(fc.oneof(value, fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'x', '\n', 'é'), maxLength: 5 })), { maxLength: 20 })
+  .map((parts) => parts.join(''));
 const cuts = fc.array(fc.nat(), { maxLength: 12 });
 
 describe('StreamRedactor', () => {
@@ -64,7 +66,9 @@ describe('StreamRedactor', () => {
   it('gives the same answer for values longer than the searched anchor, repetitive like the text around them', () => {
     const long = fc.string({ unit: fc.constantFrom('x', 'x', 'x', 'y', '\n'), minLength: 9, maxLength: 24 });
     const longSecrets = fc.uniqueArray(long, { minLength: 1, maxLength: 4 }).map((values) => values.map((v, i) => ({ name: `L${i}`, value: v })));
-    const repetitive = fc.array(fc.oneof(long, fc.string({ unit: fc.constantFrom('x', 'y', '\n'), maxLength: 30 })), { maxLength: 12 }).map((parts) => parts.join(''));
+    const repetitive = fc
+      .array(fc.oneof(long, fc.string({ unit: fc.constantFrom('x', 'y', '\n'), maxLength: 30 })), { maxLength: 12 })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(longSecrets, repetitive, cuts, (known, input, at) => {
         expect(streamed(new StreamRedactor(source(known)), Buffer.from(input, 'utf8'), at)).toBe(reference(input, known));
@@ -91,7 +95,8 @@ describe('StreamRedactor', () => {
         const redactor = new StreamRedactor(source(known));
         const shown = Buffer.from(redactor.push(bytes)).toString('utf8');
         const held = bytes.subarray(bytes.length - redactor.holding);
-        if (held.length > 0) expect(known.some((s) => Buffer.byteLength(s.value) > held.length && Buffer.from(s.value).subarray(0, held.length).equals(held))).toBe(true);
+        if (held.length > 0)
+          expect(known.some((s) => Buffer.byteLength(s.value) > held.length && Buffer.from(s.value).subarray(0, held.length).equals(held))).toBe(true);
         // and all of the input goes out, redacted, once the end flushes it
         expect(shown + Buffer.from(redactor.end()).toString('utf8')).toBe(reference(input, known));
       }),

@@ -34,22 +34,18 @@ describe('Ring', () => {
 
   it('grows its buffer with the stream (across the wraps and doublings too), up to the capacity', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 5000 }),
-        fc.array(fc.uint8Array({ maxLength: 1500 }), { maxLength: 20 }),
-        (capacity, pushes) => {
-          const ring = new Ring(capacity);
-          const sizes: number[] = [];
-          for (const bytes of pushes) {
-            ring.push(bytes);
-            sizes.push(ring.allocated);
-          }
-          const stream = Buffer.concat(pushes);
-          expect(ring.read(ring.from).equals(stream.subarray(Math.max(0, stream.length - capacity)))).toBe(true);
-          expect(ring.allocated).toBeLessThanOrEqual(Math.min(capacity, Math.max(512, 2 * stream.length)));
-          expect(sizes).toEqual([...sizes].sort((a, b) => a - b));
-        },
-      ),
+      fc.property(fc.integer({ min: 1, max: 5000 }), fc.array(fc.uint8Array({ maxLength: 1500 }), { maxLength: 20 }), (capacity, pushes) => {
+        const ring = new Ring(capacity);
+        const sizes: number[] = [];
+        for (const bytes of pushes) {
+          ring.push(bytes);
+          sizes.push(ring.allocated);
+        }
+        const stream = Buffer.concat(pushes);
+        expect(ring.read(ring.from).equals(stream.subarray(Math.max(0, stream.length - capacity)))).toBe(true);
+        expect(ring.allocated).toBeLessThanOrEqual(Math.min(capacity, Math.max(512, 2 * stream.length)));
+        expect(sizes).toEqual([...sizes].sort((a, b) => a - b));
+      }),
       { numRuns: 2000 },
     );
   });

@@ -36,7 +36,12 @@ function decode(frame: Buffer): Field[] | undefined {
 
 function expected(spec: CommandSpec): Field[] {
   const field = (kind: string, text: string) => ({ kind, bytes: Buffer.from(text, 'utf8') });
-  return [field('cwd', spec.cwd), field('arg', spec.file), ...spec.args.map((arg) => field('arg', arg)), ...Object.entries(spec.env).map(([key, value]) => field('env', `${key}=${value}`))];
+  return [
+    field('cwd', spec.cwd),
+    field('arg', spec.file),
+    ...spec.args.map((arg) => field('arg', arg)),
+    ...Object.entries(spec.env).map(([key, value]) => field('env', `${key}=${value}`)),
+  ];
 }
 
 // Strings execve can carry: anything but NUL (lone surrogates included: they travel as UTF-8's
@@ -76,7 +81,9 @@ describe('the spawn frame', () => {
       const open: Record<string, string> = { A: '1' };
       encodeSpec({ cwd: '/', file: '/bin/sh', args: [], env: open });
       open.A = '2'; // not frozen: never kept, so a change is seen
-      expect(decode(encodeSpec({ cwd: '/', file: '/bin/sh', args: [], env: open }))).toEqual(expected({ cwd: '/', file: '/bin/sh', args: [], env: { A: '2' } }));
+      expect(decode(encodeSpec({ cwd: '/', file: '/bin/sh', args: [], env: open }))).toEqual(
+        expected({ cwd: '/', file: '/bin/sh', args: [], env: { A: '2' } }),
+      );
     } finally {
       entries.mockRestore();
     }
@@ -93,7 +100,7 @@ describe('the spawn frame', () => {
 
   it('keeps what the old NUL-separated frame let a value inject in its own field', () => {
     // "echo A\0; touch X" and "\0\0INJ=x" once ended the command and started the environment.
-    const command = { cwd: '/', file: '/bin/sh', args: ['-c', 'echo A', '', 'INJ=x'], env: { 'K': 'v=w' } };
+    const command = { cwd: '/', file: '/bin/sh', args: ['-c', 'echo A', '', 'INJ=x'], env: { K: 'v=w' } };
     expect(decode(encodeSpec(command))).toEqual(expected(command));
   });
 

@@ -70,7 +70,7 @@ describe('SpillStore', () => {
     expect(await store.cleanup()).toBe(3);
   });
 
-  it('refuses a parent that is a symlink, someone else\'s, or open to others', () => {
+  it("refuses a parent that is a symlink, someone else's, or open to others", () => {
     const root = tempRoot();
     const real = path.join(root, 'real');
     fs.mkdirSync(real, { mode: 0o700 });
@@ -81,7 +81,9 @@ describe('SpillStore', () => {
     const open = path.join(root, 'open');
     fs.mkdirSync(open);
     fs.chmodSync(open, 0o777);
-    expect(new SpillStore({ parentDir: open, capBytes: 10, maxAgeMs: DAY }).create().error).toMatch(/so other users can replace its spill files; run `chmod go-w/);
+    expect(new SpillStore({ parentDir: open, capBytes: 10, maxAgeMs: DAY }).create().error).toMatch(
+      /so other users can replace its spill files; run `chmod go-w/,
+    );
   });
 
   it('reports a folder it cannot create instead of throwing, and writes nothing', () => {
@@ -151,7 +153,9 @@ describe('the folder cap (--spill-folder-max-bytes)', () => {
     expect(fs.existsSync(aPath)).toBe(false);
     expect(a.path).toBeUndefined();
     expect(a.kept).toBe(0);
-    expect(a.error).toMatch(/^\S+out-\S+\.txt was removed to keep the spill folder under its 150-byte cap \(--spill-folder-max-bytes\), after the command ended/);
+    expect(a.error).toMatch(
+      /^\S+out-\S+\.txt was removed to keep the spill folder under its 150-byte cap \(--spill-folder-max-bytes\), after the command ended/,
+    );
     expect(c.takeRemovedOthers()).toEqual([aPath]);
     expect(c.takeRemovedOthers()).toEqual([]); // reported once
     expect(fs.readFileSync(b.path!, 'utf8')).toBe('b'.repeat(60));
@@ -161,7 +165,7 @@ describe('the folder cap (--spill-folder-max-bytes)', () => {
     expect(folderBytes(path.dirname(c.path!))).toBe(120);
   });
 
-  it('never removes a running command\'s file: the writing file stops where the room ends, and says why', () => {
+  it("never removes a running command's file: the writing file stops where the room ends, and says why", () => {
     const store = new SpillStore({ parentDir: path.join(tempRoot(), 'zodex'), capBytes: 60, maxAgeMs: DAY, folderMaxBytes: 100 });
     const [running, writer] = [store.create(), store.create()];
     running.write(Buffer.alloc(60, 'r'));
@@ -181,7 +185,7 @@ describe('the folder cap (--spill-folder-max-bytes)', () => {
     const parent = path.join(tempRoot(), 'zodex');
     const store = new SpillStore({ parentDir: parent, capBytes: 40, maxAgeMs: DAY, folderMaxBytes: 200 });
     let seed = 7;
-    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const next = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
     const sinks = [store.create()];
     const folder = path.dirname(sinks[0]!.path!);
     for (let step = 0; step < 400; step++) {

@@ -96,7 +96,15 @@ describe('standby terminals', () => {
   });
 
   it('node-pty direct terminals read into one reused buffer too, with every byte and the status (issue 18: coloured 50 MB grew RSS 47 MiB there)', async () => {
-    const pty = spawnPty({ spawnHelper: HELPER, cwd: '/', file: '/bin/sh', args: ['-c', `${X_4MB}; exit 5`], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, cols: 80, rows: 24 });
+    const pty = spawnPty({
+      spawnHelper: HELPER,
+      cwd: '/',
+      file: '/bin/sh',
+      args: ['-c', `${X_4MB}; exit 5`],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      cols: 80,
+      rows: 24,
+    });
     const reads = await readBuffers(pty);
     expect(reads).toMatchObject({ bytes: 4_000_000, buffers: 1, exit: { exitCode: 5, complete: true } }); // node-pty's own reader: a new 64 KiB buffer per read
     expect(reads.count).toBeGreaterThan(10);
@@ -131,7 +139,7 @@ describe('standby terminals', () => {
     pty.dispose();
   });
 
-  it('let the zygote fork the command\'s reporter itself when none is waiting, and none once it is gone', async () => {
+  it("let the zygote fork the command's reporter itself when none is waiting, and none once it is gone", async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);
     const spec = { cwd: '/tmp', file: '/bin/sh', args: ['-c', 'echo fresh; pwd; echo "$V"; tty; exit 3'], env: { V: 'from the frame' } };
@@ -169,7 +177,11 @@ describe('standby terminals', () => {
   it('stop asking the zygote once it refuses a standby, and start them with node-pty', async () => {
     const pool = new StandbyPool(HELPER, { cols: 80, rows: 24 });
     pools.push(pool);
-    const zygote = (pool as unknown as { zygote: { usable: boolean; start(nonce: string, cols: number, rows: number): { onExit(listener: (exit: { exitCode: number }) => void): void } } }).zygote;
+    const zygote = (
+      pool as unknown as {
+        zygote: { usable: boolean; start(nonce: string, cols: number, rows: number): { onExit(listener: (exit: { exitCode: number }) => void): void } };
+      }
+    ).zygote;
     const refused = zygote.start('not-a-nonce', 80, 24)!; // not hex: the zygote answers pid 0
     const exit = await new Promise<{ exitCode: number }>((resolve) => refused.onExit(resolve));
     expect(exit.exitCode).toBe(127);
@@ -202,20 +214,29 @@ describe('standby terminals', () => {
     ['close_range', undefined],
     ['every /proc/self/fd entry', 'proc'],
     ['every descriptor up to the limit', 'limit'],
-  ])('give a command none of 2,000 inherited descriptors (%s)', async (_way, forced) => {
-    // The spawning parent (a shell here) holds 2,000 inheritable descriptors, then becomes zodex-spawn.
-    const opener = 'ulimit -n 4096; i=3; while [ $i -le 2002 ]; do eval "exec $i</dev/null"; i=$((i+1)); done; ls /proc/$$/fd | wc -l >&2; exec "$0" 0123abcd /bin/sleep 5';
-    const child = spawn('/bin/bash', ['-c', opener, HELPER], { env: { ...process.env, ...(forced ? { ZODEX_SPAWN_CLOSE: forced } : {}) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true }); // its own group: zodex-spawn kills its group
-    let opened = '';
-    child.stderr!.on('data', (chunk: Buffer) => (opened += chunk.toString()));
-    try {
-      const seen = await commandDescriptors(child.pid!);
-      expect(Number(opened.trim())).toBeGreaterThanOrEqual(2003); // the parent really held them
-      expect(seen).toEqual(['0', '1', '2']);
-    } finally {
-      child.kill('SIGHUP'); // zodex-spawn takes its command along
-    }
-  }, 15_000);
+  ])(
+    'give a command none of 2,000 inherited descriptors (%s)',
+    async (_way, forced) => {
+      // The spawning parent (a shell here) holds 2,000 inheritable descriptors, then becomes zodex-spawn.
+      const opener =
+        'ulimit -n 4096; i=3; while [ $i -le 2002 ]; do eval "exec $i</dev/null"; i=$((i+1)); done; ls /proc/$$/fd | wc -l >&2; exec "$0" 0123abcd /bin/sleep 5';
+      const child = spawn('/bin/bash', ['-c', opener, HELPER], {
+        env: { ...process.env, ...(forced ? { ZODEX_SPAWN_CLOSE: forced } : {}) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      }); // its own group: zodex-spawn kills its group
+      let opened = '';
+      child.stderr!.on('data', (chunk: Buffer) => (opened += chunk.toString()));
+      try {
+        const seen = await commandDescriptors(child.pid!);
+        expect(Number(opened.trim())).toBeGreaterThanOrEqual(2003); // the parent really held them
+        expect(seen).toEqual(['0', '1', '2']);
+      } finally {
+        child.kill('SIGHUP'); // zodex-spawn takes its command along
+      }
+    },
+    15_000,
+  );
 
   it("sweep the folders of servers that died, and leave a live pool's alone", async () => {
     const os = await import('node:os');

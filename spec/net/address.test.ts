@@ -13,7 +13,8 @@ describe('isLoopbackHost', () => {
     for (const host of ['127.0.0.1', '127.9.8.7', 'localhost', 'LOCALHOST', '[::1]', '::1', 'app.localhost', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) {
       expect(isLoopbackHost(host), host).toBe(true);
     }
-    for (const host of ['10.0.0.1', 'example.com', '::2', 'host.docker.internal', '0.0.0.0', '128.0.0.1', 'localhost.example']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['10.0.0.1', 'example.com', '::2', 'host.docker.internal', '0.0.0.0', '128.0.0.1', 'localhost.example'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 });
 
@@ -27,12 +28,15 @@ describe('parseListen', () => {
   it('refuses wildcard binds, naming the flag and an address to use instead', () => {
     for (const value of ['0.0.0.0:7391', '[::]:7391', ':7391', '*:7391', '[0:0:0:0:0:0:0:0]:7391']) {
       expect(() => parseListen(value, '--liveboard'), value).toThrow(AddressError);
-      expect(() => parseListen(value, '--liveboard'), value).toThrow(/^--liveboard .* is a wildcard bind, which zodexd refuses; .*--liveboard 127\.0\.0\.1:7391$/);
+      expect(() => parseListen(value, '--liveboard'), value).toThrow(
+        /^--liveboard .* is a wildcard bind, which zodexd refuses; .*--liveboard 127\.0\.0\.1:7391$/,
+      );
     }
   });
 
   it('refuses what is not HOST:PORT, and ports past 65535', () => {
-    for (const value of ['localhost', '127.0.0.1', '::1:80', '127.0.0.1:http', '']) expect(() => parseListen(value), value).toThrow(/is not HOST:PORT; write e\.g\. --listen 127\.0\.0\.1:7391/);
+    for (const value of ['localhost', '127.0.0.1', '::1:80', '127.0.0.1:http', ''])
+      expect(() => parseListen(value), value).toThrow(/is not HOST:PORT; write e\.g\. --listen 127\.0\.0\.1:7391/);
     expect(() => parseListen('127.0.0.1:65536')).toThrow(/the port must be 0-65535/);
   });
 });
@@ -45,7 +49,9 @@ describe('parseAllowHost', () => {
   });
 
   it('refuses a port, naming the bare host to pass instead', () => {
-    expect(() => parseAllowHost('sandbox.local:8080')).toThrow('--allow-host takes a hostname without a port; write --allow-host sandbox.local (any port is accepted)');
+    expect(() => parseAllowHost('sandbox.local:8080')).toThrow(
+      '--allow-host takes a hostname without a port; write --allow-host sandbox.local (any port is accepted)',
+    );
     expect(() => parseAllowHost('[::1]:80')).toThrow('write --allow-host [::1] (any port');
   });
 
@@ -64,7 +70,9 @@ describe('bind rules', () => {
   });
 
   it('a Liveboard off loopback needs a token, naming the flag', () => {
-    expect(liveboardBindProblem({ host: '192.0.2.7', port: 7392 }, undefined, '--liveboard')).toMatch(/^--liveboard 192\.0\.2\.7 is not a loopback address, so the Liveboard needs a token/);
+    expect(liveboardBindProblem({ host: '192.0.2.7', port: 7392 }, undefined, '--liveboard')).toMatch(
+      /^--liveboard 192\.0\.2\.7 is not a loopback address, so the Liveboard needs a token/,
+    );
     expect(liveboardBindProblem({ host: '192.0.2.7', port: 7392 }, TOKEN, '--liveboard')).toBeUndefined();
     expect(liveboardBindProblem({ host: 'localhost', port: 7392 }, undefined, '--listen')).toBeUndefined();
   });

@@ -4,7 +4,17 @@
 
 import { describe, expect, it } from 'vitest';
 import { authCookieValue, AUTH_COOKIE, boardPolicy, checkPost, CSRF_HEADER } from '../../src/features/liveboard/guard.js';
-import { checkHost, checkHostAndOrigin, checkOrigin, checkToken, guardPolicy, hostnameOf, MCP_UNAUTHORIZED, readCookie, type Verdict } from '../../src/net/guard.js';
+import {
+  checkHost,
+  checkHostAndOrigin,
+  checkOrigin,
+  checkToken,
+  guardPolicy,
+  hostnameOf,
+  MCP_UNAUTHORIZED,
+  readCookie,
+  type Verdict,
+} from '../../src/net/guard.js';
 
 const PORT = 7391;
 const TOKEN = 'conformance-token-0123456789abcdef';
@@ -82,7 +92,8 @@ describe('the Origin rule', () => {
   });
 
   it('admits loopback and --allow-host origins, and requests without an Origin', () => {
-    for (const origin of ['http://127.0.0.1:3000', 'http://localhost', 'http://[::1]:8080', 'https://trusted.example']) expect(checkOrigin(origin, trusting).ok, origin).toBe(true);
+    for (const origin of ['http://127.0.0.1:3000', 'http://localhost', 'http://[::1]:8080', 'https://trusted.example'])
+      expect(checkOrigin(origin, trusting).ok, origin).toBe(true);
     expect(checkOrigin(undefined, trusting).ok).toBe(true);
   });
 
@@ -107,7 +118,8 @@ describe('the bearer token', () => {
   });
 
   it('admits the token, the scheme in any case, trailing space allowed', () => {
-    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN} `]) expect(checkToken({ authorization }, guarded).ok, authorization).toBe(true);
+    for (const authorization of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER  ${TOKEN} `])
+      expect(checkToken({ authorization }, guarded).ok, authorization).toBe(true);
   });
 
   it('ignores cookies unless the policy names one', () => {
@@ -150,7 +162,13 @@ describe('the Liveboard policy', () => {
 
   it('lets a POST act only from its own page: own Origin, same-origin, JSON, the CSRF header', () => {
     const csrf = 'csrf-token-value';
-    const good = { host: '127.0.0.1:7392', origin: 'http://127.0.0.1:7392', 'content-type': 'application/json; charset=utf-8', [CSRF_HEADER]: csrf, 'sec-fetch-site': 'same-origin' };
+    const good = {
+      host: '127.0.0.1:7392',
+      origin: 'http://127.0.0.1:7392',
+      'content-type': 'application/json; charset=utf-8',
+      [CSRF_HEADER]: csrf,
+      'sec-fetch-site': 'same-origin',
+    };
     expect(checkPost(good, csrf).ok).toBe(true);
     expect(refused(checkPost({ ...good, origin: 'http://127.0.0.1:9999' }, csrf)).status).toBe(403);
     expect(refused(checkPost({ ...good, origin: undefined }, csrf)).body).toContain('(none)');

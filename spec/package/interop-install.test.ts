@@ -56,11 +56,15 @@ it('runs npm ci once per lockfile, again when it changes, and waits for a backgr
 
   fs.writeFileSync(status, ''); // still running: it finishes 1.5 s later, and the install waits for it
   const started = Date.now();
-  const late = spawnSync('sh', ['-c', `(sleep 1.5; echo 0 > ${JSON.stringify(status)}) & exec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(scratch, 'install.mjs'))}`], {
-    cwd: scratch,
-    env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), ZODEX_INTEROP_INSTALL_STATUS: status },
-    encoding: 'utf8',
-  });
+  const late = spawnSync(
+    'sh',
+    ['-c', `(sleep 1.5; echo 0 > ${JSON.stringify(status)}) & exec ${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(scratch, 'install.mjs'))}`],
+    {
+      cwd: scratch,
+      env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), ZODEX_INTEROP_INSTALL_STATUS: status },
+      encoding: 'utf8',
+    },
+  );
   expect(late.status, late.stderr).toBe(0);
   expect(late.stderr).toMatch(/npm ci skipped/);
   expect(Date.now() - started).toBeGreaterThan(1_400);

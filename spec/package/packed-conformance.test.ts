@@ -87,10 +87,17 @@ function totals(run: Run, target: string): Record<string, Record<string, number>
   );
 }
 
-const failures = (run: Run) => run.stdout.split('\n').filter((line) => /^\S+ +(FAIL|MISS|SKIP) /.test(line)).join('\n');
+const failures = (run: Run) =>
+  run.stdout
+    .split('\n')
+    .filter((line) => /^\S+ +(FAIL|MISS|SKIP) /.test(line))
+    .join('\n');
 
 async function startHttp(command: string[], env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(command[0]!, [...command.slice(1), '--transport', 'http', '--listen', '127.0.0.1:0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command[0]!, [...command.slice(1), '--transport', 'http', '--listen', '127.0.0.1:0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -150,7 +157,18 @@ describe.concurrent('the packed suite, installed alone in an empty folder', () =
       expect(fs.readdirSync(workspace), 'the suite leaves the workspace as it found it').toEqual([]);
 
       // zodex's own surface is what tells this server from the default one: its annotations.
-      const surface = await runSuite(['--url', server.url, '--protocol', 'modern', '--workspace', workspace, '--profile', 'zodex-surface', '--grep', 'surface\\.(annotations|instructions):']);
+      const surface = await runSuite([
+        '--url',
+        server.url,
+        '--protocol',
+        'modern',
+        '--workspace',
+        workspace,
+        '--profile',
+        'zodex-surface',
+        '--grep',
+        'surface\\.(annotations|instructions):',
+      ]);
       expect(surface.stdout).toMatch(/^zodex-surface +FAIL surface\.annotations +exec_command\b.*Hint"?: (true|false)/m);
       expect(surface.stdout).toMatch(/^zodex-surface +PASS surface\.instructions /m);
       expect(surface.status).toBe(1);

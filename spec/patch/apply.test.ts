@@ -125,7 +125,12 @@ describe('operations', () => {
     const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old', '+new'), scratch.dir, fsPort);
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt', movedFrom: 'a.txt' }]);
     expect(report.failed).toEqual([
-      expect.objectContaining({ op: 'move', path: 'a.txt', code: 'DELETE_FAILED', reason: expect.stringContaining('the new file was written, but could not remove') }),
+      expect.objectContaining({
+        op: 'move',
+        path: 'a.txt',
+        code: 'DELETE_FAILED',
+        reason: expect.stringContaining('the new file was written, but could not remove'),
+      }),
     ]);
     expect(read('b.txt')).toBe('new\n');
     expect(read('a.txt')).toBe('old\n');
@@ -151,9 +156,9 @@ describe('operations', () => {
   it('throws PatchParseError for malformed syntax before touching the disk', async () => {
     fs.writeFileSync(file('a.txt'), 'old\n');
     const { fsPort, opened } = port();
-    await expect(
-      applyPatch(patch('*** Add File: b.txt', '+b', '*** Update File: a.txt', '@@', '-old', 'bad line'), scratch.dir, fsPort),
-    ).rejects.toMatchObject({ code: 'PATCH_PARSE', line: 7 });
+    await expect(applyPatch(patch('*** Add File: b.txt', '+b', '*** Update File: a.txt', '@@', '-old', 'bad line'), scratch.dir, fsPort)).rejects.toMatchObject(
+      { code: 'PATCH_PARSE', line: 7 },
+    );
     expect(opened).toEqual([]);
     expect(listing()).toEqual(['a.txt']);
   });

@@ -70,7 +70,10 @@ function sameTree(actual: Map<string, Buffer>, expected: Map<string, Buffer>): b
 }
 
 function expectSameTree(actual: Map<string, Buffer>, expected: Map<string, Buffer>): void {
-  expect([...actual.keys()].filter((file) => TEMP_FILE.test(file)), 'leftover temp files').toEqual([]);
+  expect(
+    [...actual.keys()].filter((file) => TEMP_FILE.test(file)),
+    'leftover temp files',
+  ).toEqual([]);
   expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const [file, bytes] of expected) {
     const got = actual.get(file) as Buffer;

@@ -43,13 +43,20 @@ function appendAt(when: 'check' | 'rename', name: string, text: string, extra: P
 }
 
 describe('a file another process writes between read and rename', () => {
-  it('fails that operation with FILE_CHANGED_DURING_PATCH, keeps the writer\'s bytes, applies the rest', async () => {
+  it("fails that operation with FILE_CHANGED_DURING_PATCH, keeps the writer's bytes, applies the rest", async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
     fs.writeFileSync(file('b.txt'), 'old b\n');
     const report = await applyPatch(twoFiles, scratch.dir, appendAt('check', 'a.txt', 'appended\n'));
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt' }]);
     expect(report.failed).toEqual([
-      expect.objectContaining({ op: 'update', path: 'a.txt', code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringMatching(/another process wrote .*a\.txt after apply_patch read it \(its size went from 6 to 15 bytes\); this operation was not applied/) }),
+      expect.objectContaining({
+        op: 'update',
+        path: 'a.txt',
+        code: 'FILE_CHANGED_DURING_PATCH',
+        reason: expect.stringMatching(
+          /another process wrote .*a\.txt after apply_patch read it \(its size went from 6 to 15 bytes\); this operation was not applied/,
+        ),
+      }),
     ]);
     expect(read('a.txt')).toBe('old a\nappended\n');
     expect(read('b.txt')).toBe('new b\n');
@@ -62,7 +69,12 @@ describe('a file another process writes between read and rename', () => {
     const report = await applyPatch(twoFiles, scratch.dir, appendAt('rename', 'a.txt', 'late\n'));
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt' }]);
     expect(report.failed).toEqual([
-      expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('while apply_patch replaced it (its size went from 6 to 11 bytes); the old file, with what that process wrote, was put back') }),
+      expect.objectContaining({
+        code: 'FILE_CHANGED_DURING_PATCH',
+        reason: expect.stringContaining(
+          'while apply_patch replaced it (its size went from 6 to 11 bytes); the old file, with what that process wrote, was put back',
+        ),
+      }),
     ]);
     expect(read('a.txt')).toBe('old a\nlate\n');
     expect(listing()).toEqual(['a.txt', 'b.txt']);
@@ -70,10 +82,17 @@ describe('a file another process writes between read and rename', () => {
 
   it('puts the old file back with what was appended to the patched file by name meanwhile, in order', async () => {
     fs.writeFileSync(file('a.txt'), 'old a\n');
-    const report = await applyPatch(patch('*** Update File: a.txt', '@@', '-old a', '+new a'), scratch.dir, appendAt('rename', 'a.txt', 'late 1\n', {}, 'late 2\n'));
+    const report = await applyPatch(
+      patch('*** Update File: a.txt', '@@', '-old a', '+new a'),
+      scratch.dir,
+      appendAt('rename', 'a.txt', 'late 1\n', {}, 'late 2\n'),
+    );
     expect(report.changed).toEqual([]);
     expect(report.failed).toEqual([
-      expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('(with the 7 bytes written meanwhile to the patched file appended), was put back') }),
+      expect.objectContaining({
+        code: 'FILE_CHANGED_DURING_PATCH',
+        reason: expect.stringContaining('(with the 7 bytes written meanwhile to the patched file appended), was put back'),
+      }),
     ]);
     expect(read('a.txt')).toBe('old a\nlate 1\nlate 2\n');
     expect(listing()).toEqual(['a.txt']);
@@ -86,8 +105,13 @@ describe('a file another process writes between read and rename', () => {
       throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
     };
     const report = await applyPatch(twoFiles, scratch.dir, appendAt('rename', 'a.txt', 'late\n', { link: noLinks }));
-    expect(report.changed).toEqual([{ kind: 'M', path: 'a.txt' }, { kind: 'M', path: 'b.txt' }]);
-    expect(report.failed).toEqual([expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('the patched file is in place') })]);
+    expect(report.changed).toEqual([
+      { kind: 'M', path: 'a.txt' },
+      { kind: 'M', path: 'b.txt' },
+    ]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({ code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('the patched file is in place') }),
+    ]);
     expect(read('a.txt')).toBe('new a\n');
     expect(listing()).toEqual(['a.txt', 'b.txt']);
   });
@@ -107,7 +131,13 @@ describe('a file another process writes between read and rename', () => {
     };
     const report = await applyPatch(patch('*** Update File: a.txt', '*** Move to: b.txt', '@@', '-old a', '+new a'), scratch.dir, port);
     expect(report.changed).toEqual([{ kind: 'M', path: 'b.txt', movedFrom: 'a.txt' }]);
-    expect(report.failed).toEqual([expect.objectContaining({ op: 'move', code: 'FILE_CHANGED_DURING_PATCH', reason: expect.stringContaining('the new file was written, but another process wrote') })]);
+    expect(report.failed).toEqual([
+      expect.objectContaining({
+        op: 'move',
+        code: 'FILE_CHANGED_DURING_PATCH',
+        reason: expect.stringContaining('the new file was written, but another process wrote'),
+      }),
+    ]);
     expect(read('a.txt')).toBe('old a\nmore\n');
   });
 

@@ -17,7 +17,18 @@ function parseError(text: string): PatchParseError {
 describe('parsePatch: structure', () => {
   it('reads add, delete and update-with-move hunks in order', () => {
     const ops = parsePatch(
-      wrap('*** Add File: a.txt', '+one', '+', '*** Delete File: b.txt', '*** Update File: c.txt', '*** Move to: d/c.txt', '@@ def f():', ' ctx', '-old', '+new'),
+      wrap(
+        '*** Add File: a.txt',
+        '+one',
+        '+',
+        '*** Delete File: b.txt',
+        '*** Update File: c.txt',
+        '*** Move to: d/c.txt',
+        '@@ def f():',
+        ' ctx',
+        '-old',
+        '+new',
+      ),
     );
     expect(ops).toEqual([
       { kind: 'add', path: 'a.txt', line: 2, contents: 'one\n\n' },
@@ -51,21 +62,40 @@ describe('parsePatch: structure', () => {
   it('accepts a first chunk without @@, and marks *** End of File', () => {
     const [op] = parsePatch(wrap('*** Update File: x', ' keep', '-a', '+b', '*** End of File'));
     expect(op?.kind === 'update' && op.chunks).toEqual([
-      { contexts: [], endOfFile: true, line: 3, lines: [{ kind: ' ', text: 'keep' }, { kind: '-', text: 'a' }, { kind: '+', text: 'b' }] },
+      {
+        contexts: [],
+        endOfFile: true,
+        line: 3,
+        lines: [
+          { kind: ' ', text: 'keep' },
+          { kind: '-', text: 'a' },
+          { kind: '+', text: 'b' },
+        ],
+      },
     ]);
   });
 
   it('treats blank lines between chunks as separators and inside a chunk as empty context', () => {
     const [op] = parsePatch(wrap('*** Update File: x', '@@', '-a', '', ' b', '', '', '@@', '-c', '+d', ''));
     expect(op?.kind === 'update' && op.chunks.map((chunk) => chunk.lines)).toEqual([
-      [{ kind: '-', text: 'a' }, { kind: ' ', text: '' }, { kind: ' ', text: 'b' }],
-      [{ kind: '-', text: 'c' }, { kind: '+', text: 'd' }],
+      [
+        { kind: '-', text: 'a' },
+        { kind: ' ', text: '' },
+        { kind: ' ', text: 'b' },
+      ],
+      [
+        { kind: '-', text: 'c' },
+        { kind: '+', text: 'd' },
+      ],
     ]);
   });
 
   it('keeps an explicit empty context line (" ") at the end of a chunk', () => {
     const [op] = parsePatch(wrap('*** Update File: x', '@@', '-a', ' '));
-    expect(op?.kind === 'update' && op.chunks[0]?.lines).toEqual([{ kind: '-', text: 'a' }, { kind: ' ', text: '' }]);
+    expect(op?.kind === 'update' && op.chunks[0]?.lines).toEqual([
+      { kind: '-', text: 'a' },
+      { kind: ' ', text: '' },
+    ]);
   });
 
   it('accepts CRLF patch text, padded markers and blank lines around the patch', () => {
@@ -123,20 +153,30 @@ describe('parsePatch: errors carry the 1-based line and what would be valid', ()
     ['no End Patch', '*** Begin Patch\n*** Delete File: a\n', 2, "The last line of the patch must be '*** End Patch'"],
     ['only Begin Patch', '*** Begin Patch', 1, "The last line of the patch must be '*** End Patch'"],
     ['no hunks', '\n\n*** Begin Patch\n\n*** End Patch', 5, 'no file operations'],
-    ['invalid hunk header', wrap('*** Delete File: a', '*** Frobnicate File: foo'), 3, "'*** Frobnicate File: foo' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'."],
+    [
+      'invalid hunk header',
+      wrap('*** Delete File: a', '*** Frobnicate File: foo'),
+      3,
+      "'*** Frobnicate File: foo' is not a valid hunk header. Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'.",
+    ],
     ['add line without +', wrap('*** Add File: a', '+x', 'y'), 4, "every line of an '*** Add File:' section must start with '+'"],
     ['empty update hunk', wrap('*** Update File: foo.txt', '*** Delete File: b'), 2, "Update file hunk for path 'foo.txt' is empty"],
     ['empty path', wrap('*** Add File:   ', '+x'), 2, 'empty path'],
     ['empty move path', wrap('*** Update File: a', '*** Move to:', '@@', '-x'), 3, 'empty path'],
     ['line without prefix', wrap('*** Update File: a', '@@', ' ok', 'oops'), 5, "Unexpected line found in update hunk: 'oops'"],
     ['second chunk without @@', wrap('*** Update File: a', '@@', '-x', '', 'y'), 6, "a new chunk starts with '@@'"],
-    ['bad chunk header', wrap('*** Update File: a', '@@-1,2 +1,2 @@', '-x'), 3, "is not a valid chunk header"],
+    ['bad chunk header', wrap('*** Update File: a', '@@-1,2 +1,2 @@', '-x'), 3, 'is not a valid chunk header'],
     ['header without lines', wrap('*** Update File: a', '@@ foo', '*** Delete File: b'), 4, 'Update hunk does not contain any lines'],
     ['End of File right after the header', wrap('*** Update File: a', '@@', '*** End of File'), 4, 'Update hunk does not contain any lines'],
     ['heredoc counts its opener line', `<<'EOF'\n${wrap('*** Nope')}\nEOF`, 3, 'is not a valid hunk header'],
     ['NUL in a path', wrap('*** Add File: a\u0000b', '+x'), 2, "the path in '*** Add File: a\\0b' holds a NUL character"],
     ['NUL in a move path', wrap('*** Update File: a', '*** Move to: b\u0000', '@@', '-x'), 3, 'holds a NUL character'],
-    ['a 1 MB line is quoted in 200 characters', wrap('*** Update File: a', '@@', ' ok', 'o'.repeat(1_000_000)), 5, `'${'o'.repeat(200)}… and 999,800 more characters'`],
+    [
+      'a 1 MB line is quoted in 200 characters',
+      wrap('*** Update File: a', '@@', ' ok', 'o'.repeat(1_000_000)),
+      5,
+      `'${'o'.repeat(200)}… and 999,800 more characters'`,
+    ],
   ])('%s', (_name, text, line, detail) => {
     const error = parseError(text);
     expect(error.code).toBe('PATCH_PARSE');

@@ -17,21 +17,19 @@ const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 
 
 describe('locating chunks', () => {
   it('applies in-order chunks with a forward search', () => {
-    expect(update(numbered(6), '@@', '-line 2', '+two', '@@', '-line 5', '+five')).toBe(
-      'line 1\ntwo\nline 3\nline 4\nfive\nline 6\n',
-    );
+    expect(update(numbered(6), '@@', '-line 2', '+two', '@@', '-line 5', '+five')).toBe('line 1\ntwo\nline 3\nline 4\nfive\nline 6\n');
   });
 
   it('recovers out-of-order chunks when each matches once and none overlap', () => {
-    expect(update(numbered(6), '@@', '-line 5', '+five', '@@', '-line 2', '+two')).toBe(
-      'line 1\ntwo\nline 3\nline 4\nfive\nline 6\n',
-    );
+    expect(update(numbered(6), '@@', '-line 5', '+five', '@@', '-line 2', '+two')).toBe('line 1\ntwo\nline 3\nline 4\nfive\nline 6\n');
   });
 
   it('rejects overlapping out-of-order chunks, naming both', () => {
     const result = update(numbered(6), '@@', ' line 3', '-line 4', '@@', ' line 2', '-line 3');
     expect(result).toMatchObject({ code: 'OVERLAPPING_CHUNKS' });
-    expect((result as { reason: string }).reason).toContain('chunk 1 of 2 ("line 3", patch line 3) (lines 3-4) overlaps chunk 2 of 2 ("line 2", patch line 6) (lines 2-3)');
+    expect((result as { reason: string }).reason).toContain(
+      'chunk 1 of 2 ("line 3", patch line 3) (lines 3-4) overlaps chunk 2 of 2 ("line 2", patch line 6) (lines 2-3)',
+    );
   });
 
   it('names the chunk, its first context line and every candidate line when ambiguous', () => {
@@ -54,9 +52,7 @@ describe('locating chunks', () => {
 
   it('takes the first match after the header for a later chunk with a header (Codex)', () => {
     const file = 'f():\n  r = 1\ng():\n  r = 1\ng():\n  r = 1\n';
-    expect(update(file, '@@ f():', '-  r = 1', '+  r = 0', '@@ g():', '-  r = 1', '+  r = 2')).toBe(
-      'f():\n  r = 0\ng():\n  r = 2\ng():\n  r = 1\n',
-    );
+    expect(update(file, '@@ f():', '-  r = 1', '+  r = 0', '@@ g():', '-  r = 1', '+  r = 2')).toBe('f():\n  r = 0\ng():\n  r = 2\ng():\n  r = 1\n');
   });
 
   it('accepts a first-chunk header that occurs twice when the lines follow only one of them', () => {
@@ -114,7 +110,7 @@ describe('pure additions', () => {
     expect(update('a\nb\n', '@@ nope', '+x')).toMatchObject({ code: 'CONTEXT_NOT_FOUND' });
   });
 
-  it('move the next chunk\'s search past their first @@ context line (Codex)', () => {
+  it("move the next chunk's search past their first @@ context line (Codex)", () => {
     expect(update('h\nx\nh\nx\n', '@@ h', '+new', '@@', '-x', '+X')).toMatchObject({ code: 'AMBIGUOUS_CONTEXT' });
     expect(update('x\nh\nx\n', '@@ h', '+new', '@@', '-x', '+X')).toBe('x\nh\nX\nnew\n');
   });
@@ -128,7 +124,7 @@ describe('pure additions', () => {
   });
 });
 
-describe('an empty last line (Codex: the file\'s final newline written as a line)', () => {
+describe("an empty last line (Codex: the file's final newline written as a line)", () => {
   it('is dropped from the old lines, and an empty last new line with it, when the chunk is not found', () => {
     expect(update('alpha\n', '@@', '-alpha', '-', '+alpha', '+', '+')).toBe('alpha\n\n');
     expect(update('a\nb\n', '@@', ' a', '-b', '-')).toBe('a\n');
@@ -157,7 +153,7 @@ describe('rebuilding the content', () => {
     expect(update('a\r\nb\nc\r\n', '@@', '-c', '+C')).toBe('a\r\nb\nC\r\n');
   });
 
-  it('ends an updated file with a newline, the file\'s first line ending (Codex)', () => {
+  it("ends an updated file with a newline, the file's first line ending (Codex)", () => {
     expect(update('a\nb', '@@', '-a', '+A')).toBe('A\nb\n');
     expect(update('a\nb', '@@', ' a', '-b', '+B')).toBe('a\nB\n');
     expect(update('one\r\ntwo', '@@', '-one', '+ONE')).toBe('ONE\r\ntwo\r\n');

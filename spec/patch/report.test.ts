@@ -59,7 +59,9 @@ describe('formatPatchReport', () => {
   it('says when nothing changed', () => {
     const { text } = formatPatchReport({
       changed: [],
-      failed: [{ op: 'update', path: 'a', code: 'AMBIGUOUS_CONTEXT', reason: 'chunk 1 of 1 ("x", patch line 3) matches 2 places (lines 1, 5); nothing was guessed.' }],
+      failed: [
+        { op: 'update', path: 'a', code: 'AMBIGUOUS_CONTEXT', reason: 'chunk 1 of 1 ("x", patch line 3) matches 2 places (lines 1, 5); nothing was guessed.' },
+      ],
     });
     expect(text.startsWith('No files were changed.\nFailed (1):\n- update a [AMBIGUOUS_CONTEXT]:')).toBe(true);
     expect(text).toContain("Fix: add context lines, or an '@@ <line>' header");

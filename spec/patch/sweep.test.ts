@@ -47,7 +47,12 @@ describe('sweeping temp files a dead writer left', () => {
     fs.chownSync(path.join(dir, `.j.txt.zodex-${dead}-0123456789ab.tmp`), 65534, 65534); // another user's
     const removed = await sweepFolder(dir, true);
     expect(removed.sort()).toEqual(
-      [`.a.txt.zodex-${dead}-0123456789ab.tmp`, `.a.txt.zodex-${dead}-0123456789ac.old`, '.f.txt.zodex-0123456789ab.tmp', '.g.txt.zodex-1-0123456789ab.tmp'].sort(),
+      [
+        `.a.txt.zodex-${dead}-0123456789ab.tmp`,
+        `.a.txt.zodex-${dead}-0123456789ac.old`,
+        '.f.txt.zodex-0123456789ab.tmp',
+        '.g.txt.zodex-1-0123456789ab.tmp',
+      ].sort(),
     );
     expect(list()).toEqual(
       [

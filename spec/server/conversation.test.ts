@@ -7,8 +7,23 @@ import { Conversation, type Outcome } from '../../src/server/conversation.js';
 import type { ExecResult } from '../../src/tools/index.js';
 import { fakeRuntime } from './support.js';
 
-const exited: ExecResult = { summary: 'exited 0 after 0.1s', output: 'hi\n', output_offset: 3, status: 'exited', cwd: '/tmp', exit_code: 0, termination_reason: 'exit' };
-const running: ExecResult = { summary: 'still running after 1.0s; use session_handle zs_secret to poll', output: '', output_offset: 0, status: 'running', cwd: '/tmp', session_handle: 'zs_secret' };
+const exited: ExecResult = {
+  summary: 'exited 0 after 0.1s',
+  output: 'hi\n',
+  output_offset: 3,
+  status: 'exited',
+  cwd: '/tmp',
+  exit_code: 0,
+  termination_reason: 'exit',
+};
+const running: ExecResult = {
+  summary: 'still running after 1.0s; use session_handle zs_secret to poll',
+  output: '',
+  output_offset: 0,
+  status: 'running',
+  cwd: '/tmp',
+  session_handle: 'zs_secret',
+};
 const execOutcome = (result: ExecResult): Outcome => ({ kind: 'exec', result, sessionId: 's1' });
 const info = { tool: 'exec_command', workdir: '/tmp', summary: 'echo hi' };
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
@@ -34,7 +49,17 @@ describe('Conversation', () => {
     const result = await conversation.invoke(info, async () => execOutcome(running));
     expect(fake.of('startInvocation')).toEqual([[{ agentId: 'AG1X', tool: 'exec_command', workdir: '/tmp', summary: 'echo hi' }]]);
     expect(fake.of('finishInvocation')).toEqual([
-      [7, { resultSummary: 'still running after 1.0s', isError: false, exitCode: undefined, terminationReason: undefined, sessionId: 's1', outputFile: undefined }],
+      [
+        7,
+        {
+          resultSummary: 'still running after 1.0s',
+          isError: false,
+          exitCode: undefined,
+          terminationReason: undefined,
+          sessionId: 's1',
+          outputFile: undefined,
+        },
+      ],
     ]);
     expect(result.structuredContent).toEqual(running);
     expect(JSON.parse(textOf(result))).toEqual(running);

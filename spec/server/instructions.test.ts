@@ -10,7 +10,8 @@ describe('server instructions', () => {
   it('hold the essentials of Local mode within the first 512 characters', () => {
     const text = prefix(instructionsFor({ mode: 'local', startDir, defaultWorkdir: undefined }));
     expect(text).toMatch(/^zodex remote execution tools\. /);
-    for (const word of ['exec_command', 'absolute workdir', 'write_stdin', 'apply_patch', 'set_agent_alias', 'again when it changes.']) expect(text).toContain(word);
+    for (const word of ['exec_command', 'absolute workdir', 'write_stdin', 'apply_patch', 'set_agent_alias', 'again when it changes.'])
+      expect(text).toContain(word);
     expect(text).toContain(`First workdir: ${startDir} (where zodexd was started; guidance, not a boundary)`);
   });
 
@@ -36,7 +37,9 @@ describe('server instructions', () => {
     for (const length of [70, 150, 300, 4000]) {
       const long = `/${'d'.repeat(length - 1)}`;
       const text = prefix(instructionsFor({ mode: 'local', startDir: long, defaultWorkdir: undefined }));
-      expect(text, `start directory of ${length} characters`).toContain('Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.');
+      expect(text, `start directory of ${length} characters`).toContain(
+        'Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.',
+      );
       expect(text).toContain('always pass an absolute workdir');
       expect(text).toContain('First workdir: /ddd');
     }

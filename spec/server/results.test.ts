@@ -19,7 +19,17 @@ describe('errorResult', () => {
     const lookalike = Object.assign(new Error('x'), { code: 'UNKNOWN_SESSION' }); // a code-looking string, not a ZodexError
     const unregistered = new ZodexError('NOT_REGISTERED' as never, 'x');
     const operator = new StoreError('STORE_UNAVAILABLE', 'state database is unusable'); // registered, but no tool result's
-    const cases: unknown[] = [enoent, Object.assign(new Error('x'), { code: 'ENOENT' }), busy, lookalike, unregistered, operator, new TypeError('boom'), 'a string', null];
+    const cases: unknown[] = [
+      enoent,
+      Object.assign(new Error('x'), { code: 'ENOENT' }),
+      busy,
+      lookalike,
+      unregistered,
+      operator,
+      new TypeError('boom'),
+      'a string',
+      null,
+    ];
     for (const error of cases) {
       const logged: string[] = [];
       const result = errorResult(error, (line) => logged.push(line));

@@ -41,4 +41,3 @@ export function fakeRuntime(mode: 'local' | 'sprite') {
   const of = (method: string) => calls.filter((call) => call.method === method).map((call) => call.args);
   return { runtime, store, calls, of, logged, closedOwners };
 }
-

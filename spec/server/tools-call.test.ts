@@ -44,7 +44,10 @@ describe('tools/call through the SDK Server wrapper', () => {
       expect(reply.error).toEqual((await stock.call(params)).error);
     }
     expect(ran).toBe(0);
-    for (const params of [{ name: 'x', _meta: { progressToken: 3 } }, { name: 'x', task: { ttl: 5 } }]) {
+    for (const params of [
+      { name: 'x', _meta: { progressToken: 3 } },
+      { name: 'x', task: { ttl: 5 } },
+    ]) {
       expect(await ours.call(params), JSON.stringify(params)).toEqual(await stock.call(params));
     }
     await ours.close();
@@ -52,12 +55,36 @@ describe('tools/call through the SDK Server wrapper', () => {
   });
 
   it('builds results that the SDK result schema leaves unchanged (exec, text, error, with context)', async () => {
-    const report = { status: 'exited' as const, summary: 'exited with code 0 after 0.0 s', output: 'hi\n', outputHead: 'h', outputOmitted: 'o', outputOffset: 3, cwd: '/', handle: undefined, exitCode: 0, signal: 9, terminationReason: 'exit' as const, spill: { file: '/f', chars: 3, lines: 1, truncated: false, tailFile: '/t', tailOffset: 1, error: 'e', removed: ['/old'] }, elapsedMs: 1, waitingForInput: false };
+    const report = {
+      status: 'exited' as const,
+      summary: 'exited with code 0 after 0.0 s',
+      output: 'hi\n',
+      outputHead: 'h',
+      outputOmitted: 'o',
+      outputOffset: 3,
+      cwd: '/',
+      handle: undefined,
+      exitCode: 0,
+      signal: 9,
+      terminationReason: 'exit' as const,
+      spill: { file: '/f', chars: 3, lines: 1, truncated: false, tailFile: '/t', tailOffset: 1, error: 'e', removed: ['/old'] },
+      elapsedMs: 1,
+      waitingForInput: false,
+    };
     const fake = fakeRuntime('local');
     const conversation = new Conversation(fake.runtime, 'c1');
     const results = [
-      await conversation.invoke({ tool: 'exec_command', workdir: '/', summary: 'true' }, async () => ({ kind: 'exec', result: toExecResult(report), sessionId: 's1' })),
-      await conversation.invoke({ tool: 'apply_patch', workdir: '/', summary: 'p' }, async () => ({ kind: 'text', text: 'done', isError: false, structured: { files: 1 } })),
+      await conversation.invoke({ tool: 'exec_command', workdir: '/', summary: 'true' }, async () => ({
+        kind: 'exec',
+        result: toExecResult(report),
+        sessionId: 's1',
+      })),
+      await conversation.invoke({ tool: 'apply_patch', workdir: '/', summary: 'p' }, async () => ({
+        kind: 'text',
+        text: 'done',
+        isError: false,
+        structured: { files: 1 },
+      })),
       await conversation.invoke({ tool: 'exec_command', workdir: '/', summary: 'x' }, async () => Promise.reject(new ZodexError('WORKDIR_REQUIRED', 'no'))),
       errorResult(new Error('boom'), () => {}),
     ];

@@ -12,7 +12,16 @@ import { fakeRuntime } from './support.js';
 import { patchBoundary, UNBOUNDED_PATCHES } from '../../src/features/bounds/patch.js';
 import { servedTools } from '../../src/app/tools.js';
 
-const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 16_384, previewBytes: 4_096, headBytes: 1_024, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const limits = {
+  maxExecTimeoutMs: 7_200_000,
+  maxYieldMs: 30_000,
+  defaultWorkdir: undefined,
+  inlineLimitBytes: 16_384,
+  previewBytes: 4_096,
+  headBytes: 1_024,
+  tailFileBytes: 1 << 20,
+  spillCapBytes: 16 << 20,
+};
 const extra = { signal: new AbortController().signal } as Extra;
 // The tools the last setupFor's runtime serves: the core's, then its extra ones (Local mode: set_agent_alias on its store).
 let served: readonly Tool[] = TOOLS;

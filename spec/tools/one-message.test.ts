@@ -9,7 +9,16 @@ import { setAgentAliasInput } from '../../src/features/liveboard/set_agent_alias
 import { parseArguments } from '../../src/tools/validate.js';
 import { resolveWorkdir } from '../../src/tools/workdir.js';
 
-const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const limits = {
+  maxExecTimeoutMs: 7_200_000,
+  maxYieldMs: 30_000,
+  defaultWorkdir: undefined,
+  inlineLimitBytes: 65_536,
+  previewBytes: 16_384,
+  headBytes: 4_096,
+  tailFileBytes: 1 << 20,
+  spillCapBytes: 16 << 20,
+};
 
 function failure(fn: () => unknown): string {
   try {
@@ -33,8 +42,12 @@ describe('one message per condition', () => {
     const exec = execCommandInput(limits);
     const cmd = 'echo A\u0000; touch X';
     expect(failure(() => refuseNul({ cmd, cwd: '/' }))).toBe(failure(() => parseArguments('exec_command', exec, { cmd, workdir: '/' })));
-    expect(failure(() => refuseNul({ cmd: 'ls', cwd: '/tm\u0000p' }))).toBe(failure(() => parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/tm\u0000p' })));
-    expect(failure(() => refuseNul({ cmd, cwd: '/' }))).toMatch(/^NUL_CHARACTER: `cmd` holds a NUL character \(\\u0000\) at index 6: a command line cannot carry NUL/);
+    expect(failure(() => refuseNul({ cmd: 'ls', cwd: '/tm\u0000p' }))).toBe(
+      failure(() => parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/tm\u0000p' })),
+    );
+    expect(failure(() => refuseNul({ cmd, cwd: '/' }))).toMatch(
+      /^NUL_CHARACTER: `cmd` holds a NUL character \(\\u0000\) at index 6: a command line cannot carry NUL/,
+    );
   });
 
   it('an alias over 80 characters: the schema and the store', () => {

@@ -7,7 +7,16 @@ import { writeStdinInput } from '../../src/tools/write_stdin.js';
 import { nearestName } from '../../src/errors.js';
 import { parseArguments, strictSchema } from '../../src/tools/validate.js';
 
-const limits = { maxExecTimeoutMs: 7_200_000, maxYieldMs: 30_000, defaultWorkdir: undefined, inlineLimitBytes: 65_536, previewBytes: 16_384, headBytes: 4_096, tailFileBytes: 1 << 20, spillCapBytes: 16 << 20 };
+const limits = {
+  maxExecTimeoutMs: 7_200_000,
+  maxYieldMs: 30_000,
+  defaultWorkdir: undefined,
+  inlineLimitBytes: 65_536,
+  previewBytes: 16_384,
+  headBytes: 4_096,
+  tailFileBytes: 1 << 20,
+  spillCapBytes: 16 << 20,
+};
 const exec = execCommandInput(limits);
 
 function failure(fn: () => unknown): { code: string; message: string } {
@@ -69,7 +78,9 @@ describe('parseArguments', () => {
   });
 
   it('refuses NUL in cmd and workdir but lets chars carry it', () => {
-    expect(failure(() => parseArguments('exec_command', exec, { cmd: 'echo A\u0000; touch X', workdir: '/' })).message).toMatch(/^`cmd` holds a NUL character \(\\u0000\) at index 6/);
+    expect(failure(() => parseArguments('exec_command', exec, { cmd: 'echo A\u0000; touch X', workdir: '/' })).message).toMatch(
+      /^`cmd` holds a NUL character \(\\u0000\) at index 6/,
+    );
     expect(failure(() => parseArguments('exec_command', exec, { cmd: 'ls', workdir: '/tmp\u0000' })).code).toBe('NUL_CHARACTER');
     expect(parseArguments('write_stdin', writeStdinInput(limits), { session_handle: 'h', chars: '\u0000' }).chars).toBe('\u0000');
   });

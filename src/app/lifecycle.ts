@@ -34,7 +34,10 @@ const exitProcess: Exit = (code) => process.exit(code);
 
 // stdio: the one conversation ends (its commands are killed), then everything else, then exit 0.
 export async function stopStdio(serving: Promise<Serving>, runtime: Pick<Runtime, 'close'>, exit: Exit = exitProcess): Promise<void> {
-  await serving.then((served) => served.close('stopping'), () => undefined);
+  await serving.then(
+    (served) => served.close('stopping'),
+    () => undefined,
+  );
   await runtime.close().catch(() => undefined);
   exit(0);
 }

@@ -73,9 +73,11 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   // known before any command starts, since every command waits for the captured environment.
   const onCapture = (env: Readonly<Record<string, string>>) => {
     for (const warning of addEnvironmentSecrets(secrets, config.redactEnv, env, "the login shell's environment")) log(warning);
-    for (const name of unmatchedRedactNames(config.redactEnv, [process.env, env])) log(`--redact-env ${name}: no such variable in zodexd's or the login shell's environment`);
+    for (const name of unmatchedRedactNames(config.redactEnv, [process.env, env]))
+      log(`--redact-env ${name}: no such variable in zodexd's or the login shell's environment`);
   };
-  const capture = config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, onCapture, ...(bounds.runner ? { runner: bounds.runner } : {}) }) : undefined;
+  const capture =
+    config.mode === 'local' ? captureLoginEnvironment(shellPath, policy, { log, onCapture, ...(bounds.runner ? { runner: bounds.runner } : {}) }) : undefined;
   if (!capture) for (const name of unmatchedRedactNames(config.redactEnv, [process.env])) log(`--redact-env ${name}: no such variable in zodexd's environment`);
   const shell = (capture?.setup ?? Promise.resolve(serverEnvironment(shellPath, policy))).then((setup) => bounds.finish(setup));
   shell.catch(() => {}); // a refusal (bounds.finish) reaches each command that awaits it, and the log
@@ -105,7 +107,9 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
   const liveboard: Promise<Liveboard | undefined> = board
     ? control.ready
         .then(() => import('../features/liveboard/server.js')) // loaded only when asked for
-        .then(({ startLiveboard }) => startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }))
+        .then(({ startLiveboard }) =>
+          startLiveboard({ store, stateDir: config.stateDir, listen: board, allowHosts: config.allowHosts, token: config.authToken, log }),
+        )
     : Promise.resolve(undefined);
   let killing: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -133,7 +137,10 @@ export async function createRuntime(config: Config, log: Log, secrets: SecretReg
       (closing ??= (async () => {
         spill.stop();
         capture?.stop();
-        await liveboard.then((started) => started?.close(), () => undefined);
+        await liveboard.then(
+          (started) => started?.close(),
+          () => undefined,
+        );
         await killCommands();
         await control.close();
         store.close();

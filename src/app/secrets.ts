@@ -27,7 +27,12 @@ function matches(pattern: string, name: string): boolean {
 
 // Adds the values `env` holds for zodex's own secret variables and for --redact-env; returns the
 // warnings to log (a short value, named with its length, never shown).
-export function addEnvironmentSecrets(registry: SecretRegistry, redactEnv: readonly string[], env: Readonly<Record<string, string | undefined>>, where: string): string[] {
+export function addEnvironmentSecrets(
+  registry: SecretRegistry,
+  redactEnv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  where: string,
+): string[] {
   const warnings: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value === '') continue;
@@ -36,7 +41,9 @@ export function addEnvironmentSecrets(registry: SecretRegistry, redactEnv: reado
     const known = registry.list().some((entry) => entry.value === value);
     registry.add(name, value);
     if (!own && !known && value.length < SHORT_VALUE_CHARS) {
-      warnings.push(`--redact-env: ${name} (${where}) is only ${value.length} character(s) long; every occurrence of that text in output is shown as [REDACTED:${name}]`);
+      warnings.push(
+        `--redact-env: ${name} (${where}) is only ${value.length} character(s) long; every occurrence of that text in output is shown as [REDACTED:${name}]`,
+      );
     }
   }
   return warnings;
@@ -64,6 +71,9 @@ export function concealSecrets(env: NodeJS.ProcessEnv): void {
     concealProcess(SERVER_SECRET_ENV);
   } catch (error) {
     const present = SERVER_SECRET_ENV.filter((name) => env[name] !== undefined);
-    if (present.length > 0) throw new Error(`cannot erase ${present.join(', ')} from this process's environment, where every process of this user could read it: ${(error as Error).message}`);
+    if (present.length > 0)
+      throw new Error(
+        `cannot erase ${present.join(', ')} from this process's environment, where every process of this user could read it: ${(error as Error).message}`,
+      );
   }
 }

@@ -45,7 +45,12 @@ export async function start(config: Config, started: Started): Promise<void> {
 
 async function serve(config: Config, runtime: Runtime, { log, front, seenClients }: Started, ops: OpsWiring | undefined): Promise<void> {
   // The 2026-07-28 era, beside the conversations: agents from _meta, commands owned by handles.
-  const rev2026 = new Rev2026Server(runtime, { maxAgents: config.maxConversations, handleIdleMs: config.handleIdleMs, seenClients, ...(config.transport === 'stdio' ? { env: process.env } : {}) });
+  const rev2026 = new Rev2026Server(runtime, {
+    maxAgents: config.maxConversations,
+    handleIdleMs: config.handleIdleMs,
+    seenClients,
+    ...(config.transport === 'stdio' ? { env: process.env } : {}),
+  });
   // 2025-11-25 conversations find the agent their calls' _meta names in the same table.
   const open = conversationFactory(runtime, rev2026.agents);
   if (config.transport === 'http') {
@@ -78,7 +83,16 @@ async function serve(config: Config, runtime: Runtime, { log, front, seenClients
   });
   onStopSignals(STDIO_STOP_SIGNALS, stop);
   const held = front?.handOff();
-  serving = serveStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, open, rev2026, log, onEnd: stop, ...(held ? { held } : {}) });
+  serving = serveStdio({
+    input: process.stdin,
+    output: process.stdout,
+    maxMessageBytes: config.maxBodyBytes,
+    open,
+    rev2026,
+    log,
+    onEnd: stop,
+    ...(held ? { held } : {}),
+  });
   await serving;
   ops?.serving({ httpSessions: () => 0, agents: () => rev2026.agents.size });
 }

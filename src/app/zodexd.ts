@@ -46,7 +46,14 @@ async function main(argv: string[]): Promise<void> {
   let front;
   if (config.transport === 'stdio') {
     if (process.stdin.isTTY) for (const line of terminalHint()) log(line);
-    front = holdStdio({ input: process.stdin, output: process.stdout, maxMessageBytes: config.maxBodyBytes, discover: serverOptions(config), seenClients, log });
+    front = holdStdio({
+      input: process.stdin,
+      output: process.stdout,
+      maxMessageBytes: config.maxBodyBytes,
+      discover: serverOptions(config),
+      seenClients,
+      log,
+    });
   }
   // After the front (server/discover is answered meanwhile), before anything is started.
   concealSecrets(process.env);

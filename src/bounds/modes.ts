@@ -31,7 +31,9 @@ export function resolveWriteMode(flag: string | undefined, env: NodeJS.ProcessEn
   if (value === undefined) return { mode: DEFAULT_WRITE_MODE, source };
   if (!(WRITE_MODES as readonly string[]).includes(value)) {
     const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-    throw new Error(`${source === WRITE_MODE_ENV ? WRITE_MODE_ENV : flagName} ${shown} is not one of ${WRITE_MODES.join(', ')}; write e.g. ${flagName} ${DEFAULT_WRITE_MODE}`);
+    throw new Error(
+      `${source === WRITE_MODE_ENV ? WRITE_MODE_ENV : flagName} ${shown} is not one of ${WRITE_MODES.join(', ')}; write e.g. ${flagName} ${DEFAULT_WRITE_MODE}`,
+    );
   }
   return { mode: value as WriteMode, source };
 }

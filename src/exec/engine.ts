@@ -84,7 +84,9 @@ export class ExecEngine {
     const cgroup = options.cgroups === false ? { reason: 'disabled' } : openCgroupFolder();
     if ('dir' in cgroup) {
       this.cgroupDir = cgroup.dir;
-      options.log?.(`kill: each command runs in its own cgroup v2 below ${cgroup.dir} (${cgroup.atomicKill ? 'cgroup.kill' : 'freeze, then SIGKILL each member'})`);
+      options.log?.(
+        `kill: each command runs in its own cgroup v2 below ${cgroup.dir} (${cgroup.atomicKill ? 'cgroup.kill' : 'freeze, then SIGKILL each member'})`,
+      );
       void sweepStaleCgroupFolders();
     } else {
       options.log?.(`kill: no cgroup (${cgroup.reason}); descendants are swept through /proc until none is left`);
@@ -209,14 +211,23 @@ export class ExecEngine {
   // Waits until the session ends or `yieldMs` passes (or earlier: see WaitOptions), then
   // reports. A report carrying the exit retires the handle. A call whose signal aborted takes
   // no report: the output and the exit stay for the next call (CANCELLED is thrown).
-  async collect(session: ExecSession, yieldMs: number, signal?: AbortSignal, options: Omit<WaitOptions, 'deadline' | 'signal'> = {}): Promise<ExecSessionReport> {
+  async collect(
+    session: ExecSession,
+    yieldMs: number,
+    signal?: AbortSignal,
+    options: Omit<WaitOptions, 'deadline' | 'signal'> = {},
+  ): Promise<ExecSessionReport> {
     session.beginAsking();
     try {
       await session.wait({ deadline: Date.now() + yieldMs, signal, ...options });
     } finally {
       session.endAsking();
     }
-    if (signal?.aborted) throw new ZodexError('CANCELLED', 'the client cancelled this call; nothing was reported, so the next call on the session returns the output and exit since the previous result');
+    if (signal?.aborted)
+      throw new ZodexError(
+        'CANCELLED',
+        'the client cancelled this call; nothing was reported, so the next call on the session returns the output and exit since the previous result',
+      );
     const report = session.report();
     if (report.status === 'exited') this.retire(session);
     return report;

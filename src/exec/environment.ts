@@ -59,7 +59,11 @@ const NO_LOGIN = /\/(nologin|false)$/;
 // The shell commands run in, and where it came from (for the start log). Local mode: the passwd
 // entry's login shell, then $SHELL, /bin/bash, /bin/sh; Sprite mode: bash, else sh.
 // passwdShell: the passwd entry's shell (tests pass their own).
-export function chooseShell(mode: 'local' | 'sprite', env: NodeJS.ProcessEnv = process.env, passwdShell: () => string | undefined = userShell): { shell: string; from: string } {
+export function chooseShell(
+  mode: 'local' | 'sprite',
+  env: NodeJS.ProcessEnv = process.env,
+  passwdShell: () => string | undefined = userShell,
+): { shell: string; from: string } {
   const candidates: [string | undefined, string][] =
     mode === 'local'
       ? [

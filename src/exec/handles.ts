@@ -68,7 +68,10 @@ export class HandleLeases {
     const kill = (handle: string) => {
       const session = running(handle)!;
       session.kill('killed');
-      log?.(`a command was killed: its session_handle was unused for ${idleMs} ms (--handle-idle-ms)`, { handle, ...(session.agentId ? { agent: session.agentId } : {}) });
+      log?.(`a command was killed: its session_handle was unused for ${idleMs} ms (--handle-idle-ms)`, {
+        handle,
+        ...(session.agentId ? { agent: session.agentId } : {}),
+      });
     };
     const sweep = (now = Date.now()) => void this.sweep(idleMs, (handle) => running(handle)?.use, kill, now);
     this.timer = setInterval(sweep, Math.max(50, Math.min(60_000, Math.floor(idleMs / 4))));

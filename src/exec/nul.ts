@@ -27,7 +27,10 @@ export function refuseNul(request: { cmd: string; cwd: string; env?: Readonly<Re
     if (name.includes('\0')) throw nulCharacterError('an environment variable name', name.indexOf('\0'));
     if (value.includes('\0')) throw nulCharacterError(`the environment variable ${name.slice(0, 64)}`, value.indexOf('\0'));
     if (name === '' || name.includes('=')) {
-      throw new ZodexError('INVALID_ARGUMENT', `environment variable names must be non-empty and hold no "=" (got one of ${name.length} characters); nothing was run`);
+      throw new ZodexError(
+        'INVALID_ARGUMENT',
+        `environment variable names must be non-empty and hold no "=" (got one of ${name.length} characters); nothing was run`,
+      );
     }
   }
 }

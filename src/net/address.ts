@@ -78,7 +78,13 @@ export function parseAllowHost(value: string, flag = '--allow-host'): string {
 
 // The MCP listener on a non-loopback address needs a token (static or OAuth's), unless
 // --insecure-no-auth says otherwise. flag: where the address came from (--listen or ZODEX_LISTEN).
-export function mcpBindProblem(listen: ListenAddress, token: string | undefined, insecureNoAuth: boolean, oauth = false, flag = '--listen'): string | undefined {
+export function mcpBindProblem(
+  listen: ListenAddress,
+  token: string | undefined,
+  insecureNoAuth: boolean,
+  oauth = false,
+  flag = '--listen',
+): string | undefined {
   if (isLoopbackHost(listen.host) || token !== undefined || insecureNoAuth || oauth) return undefined;
   return `${written(flag, listen.host)} is not a loopback address, so a token is required: pass --auth-token-file PATH or set ZODEX_AUTH_TOKEN, or use --oauth (or, knowingly, --insecure-no-auth)`;
 }

@@ -13,7 +13,12 @@ export interface BodyLimits {
   tooLate?: string; // the 408 message
 }
 
-export function readBodyText(req: http.IncomingMessage, limit: number, tooLarge = `request body larger than ${limit} bytes`, limits: BodyLimits = {}): Promise<BodyText> {
+export function readBodyText(
+  req: http.IncomingMessage,
+  limit: number,
+  tooLarge = `request body larger than ${limit} bytes`,
+  limits: BodyLimits = {},
+): Promise<BodyText> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();

@@ -34,7 +34,12 @@ export const MCP_UNAUTHORIZED =
 const OK: Verdict = { ok: true };
 
 // The policy of a listener at `listen`: the Host rule applies on a loopback bind only.
-export function guardPolicy(listen: ListenAddress, allowHosts: readonly string[], token: string | undefined, extra: Partial<Pick<GuardPolicy, 'cookie' | 'unauthorized'>> = {}): GuardPolicy {
+export function guardPolicy(
+  listen: ListenAddress,
+  allowHosts: readonly string[],
+  token: string | undefined,
+  extra: Partial<Pick<GuardPolicy, 'cookie' | 'unauthorized'>> = {},
+): GuardPolicy {
   return { loopbackBind: isLoopbackHost(listen.host), allowHosts, listenHost: listen.host, token, unauthorized: MCP_UNAUTHORIZED, ...extra };
 }
 

@@ -24,7 +24,8 @@ export class SocketPathError extends ZodexError {
 // Why `socketPath` cannot carry a socket, or undefined (checked at start, before anything runs).
 export function socketPathProblem(socketPath: string): string | undefined {
   if (!path.isAbsolute(socketPath)) return `${JSON.stringify(socketPath)} is not an absolute path; write e.g. unix:/run/user/1000/zodex/mcp.sock`;
-  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) return `${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the limit of a unix socket address; pick a shorter path`;
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    return `${socketPath} is longer than ${MAX_SOCKET_PATH_BYTES} bytes, the limit of a unix socket address; pick a shorter path`;
   return undefined;
 }
 
@@ -56,7 +57,8 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
     return;
   }
   if (!stat.isSocket()) throw new SocketPathError('SOCKET_IN_USE', `${socketPath} exists and is not a socket; remove it or pick another path`);
-  if (await accepts(socketPath)) throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
+  if (await accepts(socketPath))
+    throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
   fs.unlinkSync(socketPath);
 }
 
@@ -93,7 +95,8 @@ export async function listenPrivately(server: net.Server, socketPath: string): P
       fs.linkSync(bindName, socketPath); // never replaces: a socket that appeared meanwhile wins
     } catch (error) {
       server.close();
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
       throw error;
     } finally {
       fs.rmSync(bindName, { force: true });

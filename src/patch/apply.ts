@@ -137,7 +137,10 @@ async function keepOld(fs: FsPort, target: string, backup: string): Promise<stri
 async function afterRename(fs: FsPort, stamp: Stamp, written: { temp: string; backup: string | undefined; size: bigint }): Promise<void> {
   const { temp, backup } = written;
   const held = await heldForWriting(stamp.handle);
-  const changed = await stamp.handle.stat({ bigint: true }).then((now) => difference(stamp, now, false), () => undefined);
+  const changed = await stamp.handle.stat({ bigint: true }).then(
+    (now) => difference(stamp, now, false),
+    () => undefined,
+  );
   const what = changed ?? (held ? 'it is still held open for writing, and what it writes next would go to the replaced file' : undefined);
   if (what === undefined) {
     if (backup) await fs.unlink(backup).catch(() => undefined);
@@ -145,7 +148,10 @@ async function afterRename(fs: FsPort, stamp: Stamp, written: { temp: string; ba
   }
   const said = `another process wrote ${stamp.path} while apply_patch replaced it (${what})`;
   if (!backup) {
-    throw new FileChangedError(`${said}; the patched file is in place, but what that process wrote went to the replaced file, which this filesystem cannot keep. Re-read the file and check it.`, true);
+    throw new FileChangedError(
+      `${said}; the patched file is in place, but what that process wrote went to the replaced file, which this filesystem cannot keep. Re-read the file and check it.`,
+      true,
+    );
   }
   let moved: number;
   try {

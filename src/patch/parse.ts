@@ -62,8 +62,7 @@ const HUNK_HEADER = /^\*\*\* (Add|Delete|Update) File:(.*)$/;
 const MOVE_TO = /^\*\*\* Move to:(.*)$/;
 const CR = 13;
 const PLUS = 43;
-const VALID_HUNK_HEADERS =
-  "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'.";
+const VALID_HUNK_HEADERS = "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'.";
 
 // One line of the patch text: its 0-based index (-1 when found from the end: not counted), where
 // it starts, where the next one starts, and its text without the line break (LF, or CRLF).
@@ -195,10 +194,7 @@ function parseHunk(reader: Reader, previous: PatchOp | undefined): PatchOp {
     chunks.push(parseChunk(reader, chunks.length === 0));
   }
   if (chunks.length === 0) {
-    throw new PatchParseError(
-      line,
-      `Update file hunk for path '${clipText(path)}' is empty; it needs at least one chunk ('@@' then ' ', '-' or '+' lines).`,
-    );
+    throw new PatchParseError(line, `Update file hunk for path '${clipText(path)}' is empty; it needs at least one chunk ('@@' then ' ', '-' or '+' lines).`);
   }
   return { kind: 'update', path, line, movePath, chunks };
 }
@@ -206,7 +202,8 @@ function parseHunk(reader: Reader, previous: PatchOp | undefined): PatchOp {
 function requirePath(raw: string, line: number, header: string): string {
   const path = raw.trim();
   if (path === '') throw new PatchParseError(line, `'${clipText(header)}' has an empty path; write the file's path after the colon.`);
-  if (path.includes('\0')) throw new PatchParseError(line, `the path in '${clipText(header.replace(/\0/g, '\\0'))}' holds a NUL character, which no file name can carry; remove it.`);
+  if (path.includes('\0'))
+    throw new PatchParseError(line, `the path in '${clipText(header.replace(/\0/g, '\\0'))}' holds a NUL character, which no file name can carry; remove it.`);
   return path;
 }
 

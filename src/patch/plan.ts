@@ -71,9 +71,7 @@ export interface FileReader {
   read(realPath: string): Promise<Uint8Array>;
 }
 
-export type Step =
-  | { kind: 'write'; target: string; content: string; mode: number | undefined }
-  | { kind: 'remove'; target: string };
+export type Step = { kind: 'write'; target: string; content: string; mode: number | undefined } | { kind: 'remove'; target: string };
 
 export interface OpPlan {
   change: ChangedFile;
@@ -87,7 +85,12 @@ export function opName(op: PatchOp): OpName {
 }
 
 // `locate`: where a path of the patch really is (the sandbox's private /tmp; port.ts).
-export async function planOp(op: PatchOp, workdir: string, reader: FileReader, locate: (absPath: string) => string = (absPath) => absPath): Promise<OpPlan | OpFailure> {
+export async function planOp(
+  op: PatchOp,
+  workdir: string,
+  reader: FileReader,
+  locate: (absPath: string) => string = (absPath) => absPath,
+): Promise<OpPlan | OpFailure> {
   const fail = (code: FailureCode, reason: string): OpFailure => ({ op: opName(op), path: op.path, code, reason });
   const absPath = locate(path.resolve(workdir, op.path));
   try {
@@ -291,7 +294,11 @@ function locateLines(
       next ??= after;
     } else failure ??= { missing: missing === null ? old : [missing], after };
   }
-  if (starts.size > 0) return candidates([...starts].sort((a, b) => a - b), pureAddition ? next : undefined);
+  if (starts.size > 0)
+    return candidates(
+      [...starts].sort((a, b) => a - b),
+      pureAddition ? next : undefined,
+    );
   return failure ?? { missing: [`@@ ${firstHeader}`], after: from };
 }
 
@@ -363,9 +370,7 @@ function label(i: number, chunks: readonly PatchChunk[]): string {
 }
 
 function span(region: Region): string {
-  return region.oldLength === 0
-    ? `insertion before line ${region.start + 1}`
-    : `lines ${region.start + 1}-${region.start + region.oldLength}`;
+  return region.oldLength === 0 ? `insertion before line ${region.start + 1}` : `lines ${region.start + 1}-${region.start + region.oldLength}`;
 }
 
 function notFound(i: number, chunks: readonly PatchChunk[], found: NotFound): ContentFailure {

@@ -18,8 +18,7 @@ const REASON_MAX_CHARS = 4_000;
 
 const FIX: Record<FailureCode, string> = {
   CONTEXT_NOT_FOUND: 're-read the file and regenerate the hunk from its current content.',
-  AMBIGUOUS_CONTEXT:
-    "add context lines, or an '@@ <line>' header naming the enclosing class or function, until the chunk matches one place.",
+  AMBIGUOUS_CONTEXT: "add context lines, or an '@@ <line>' header naming the enclosing class or function, until the chunk matches one place.",
   OVERLAPPING_CHUNKS: 'merge the overlapping chunks into one, or list the chunks in file order.',
   FILE_NOT_FOUND: "check the path; to create a file use '*** Add File:'.",
   IS_A_DIRECTORY: 'apply_patch works on files; use exec_command for directories.',
@@ -28,9 +27,11 @@ const FIX: Record<FailureCode, string> = {
   READ_FAILED: 'check that the path and its folders are readable, then retry this operation.',
   WRITE_FAILED: 'check permissions and free space in the folder, then retry this operation.',
   DELETE_FAILED: 'check the permissions of the folder, then remove the file with exec_command or retry.',
-  FILE_CHANGED_DURING_PATCH: 're-read the file (another process is writing it), then retry this operation, when that process is done if it keeps the file open.',
+  FILE_CHANGED_DURING_PATCH:
+    're-read the file (another process is writing it), then retry this operation, when that process is done if it keeps the file open.',
   SANDBOX_WRITE_DENIED: 'write inside the workdir, /tmp or a writable root instead; the operator sets the sandbox (zodexd --sandbox, --writable-root).',
-  CREDENTIAL_STORE_DENIED: 'leave credentials alone: in this write mode nothing an agent runs may read or change them (the operator chooses zodexd --write-mode).',
+  CREDENTIAL_STORE_DENIED:
+    'leave credentials alone: in this write mode nothing an agent runs may read or change them (the operator chooses zodexd --write-mode).',
 };
 
 const KIND_ORDER = { A: 0, M: 1, D: 2 } as const;
@@ -43,13 +44,9 @@ export function formatPatchReport(report: PatchReport): { text: string; isError:
   }
   const changed = ordered.map(({ change }) => `${change.kind} ${change.path}${change.movedFrom === undefined ? '' : ` (moved from ${change.movedFrom})`}\n`);
 
-  const summary =
-    changed.length === 0
-      ? 'No files were changed.\n'
-      : `These operations were applied (they are not rolled back):\n${changed.join('')}`;
+  const summary = changed.length === 0 ? 'No files were changed.\n' : `These operations were applied (they are not rolled back):\n${changed.join('')}`;
   const failures = report.failed.map(
-    (failure) =>
-      `- ${failure.op} ${clipText(failure.path)} [${failure.code}]: ${indent(clipText(failure.reason, REASON_MAX_CHARS))}\n  Fix: ${fix(failure)}\n`,
+    (failure) => `- ${failure.op} ${clipText(failure.path)} [${failure.code}]: ${indent(clipText(failure.reason, REASON_MAX_CHARS))}\n  Fix: ${fix(failure)}\n`,
   );
   const retry = 'Retry only the failed operations, after reading the current content of their files.\n';
   return { text: `${summary}Failed (${report.failed.length}):\n${failures.join('')}${retry}`, isError: true };

@@ -30,7 +30,9 @@ export function instructionsFor(settings: InstructionSettings): string {
     fallback !== undefined
       ? 'exec_command runs a shell command (pass an absolute workdir, or omit it for the default below); write_stdin polls, types into or kills one still running;'
       : 'exec_command runs a shell command (always pass an absolute workdir); write_stdin polls, types into or kills one still running;',
-    fallback !== undefined ? 'apply_patch edits files with a Codex-style patch (always pass an absolute workdir).' : 'apply_patch edits files with a Codex-style patch.',
+    fallback !== undefined
+      ? 'apply_patch edits files with a Codex-style patch (always pass an absolute workdir).'
+      : 'apply_patch edits files with a Codex-style patch.',
     ...(local ? ['Call set_agent_alias early with a 2-7 word label for your task, and again when it changes.'] : []),
     ...(workdir ? [workdir] : []),
     ...(settings.bounds ? [settings.bounds] : []),

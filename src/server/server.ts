@@ -23,9 +23,7 @@ function callControl(extra: CallExtra): CallControl {
         ? undefined
         : (message) => {
             count += 1;
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: count, message } })
-              .catch(() => {});
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: count, message } }).catch(() => {});
           },
   };
 }
@@ -46,7 +44,10 @@ export function createMcpServer(runtime: ServerRuntime, conversation: Conversati
 // Records a call to a tool that does not exist, as the agent it came from, and answers UNKNOWN_TOOL.
 export async function unknownToolCalled(tools: readonly ToolEntry[], agent: CallAgent, name: string, raw: Record<string, unknown>): Promise<CallToolResult> {
   try {
-    const error = unknownToolError(name, tools.map((tool) => tool.definition.name));
+    const error = unknownToolError(
+      name,
+      tools.map((tool) => tool.definition.name),
+    );
     return await agent.conversation.invoke(unknownToolCall(name, raw), () => Promise.reject(error));
   } finally {
     agent.release();
@@ -61,7 +62,11 @@ export const serverInfo = (runtime: ServerRuntime) => ({ name: 'zodex', version:
 // The tools one conversation (2025 era) or one agent (2026-07-28 era) is served, bound to it: its
 // commands belong to `conversation` (leased: to their handles, as long as they are used); each
 // call runs as the agent agentFor gives (default: itself).
-export function toolsFor(runtime: ServerRuntime, conversation: Conversation, { agentFor = () => ownAgent(conversation), leased = false }: { agentFor?: (extra: CallExtra) => CallAgent; leased?: boolean } = {}): ToolEntry[] {
+export function toolsFor(
+  runtime: ServerRuntime,
+  conversation: Conversation,
+  { agentFor = () => ownAgent(conversation), leased = false }: { agentFor?: (extra: CallExtra) => CallAgent; leased?: boolean } = {},
+): ToolEntry[] {
   const { options, engine } = runtime;
   const { limits } = options;
   const context = (extra: CallExtra, agent: Conversation): ToolContext => ({

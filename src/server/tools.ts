@@ -8,7 +8,15 @@
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type ServerNotification, type ServerRequest, type Tool as SdkTool, type ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool as SdkTool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ZodexError, isErrorCode, quote } from '../errors.js';
 import type { CallOutcome, Observer } from '../observe.js';
@@ -62,7 +70,12 @@ export function callOutcome(result: CallToolResult, signal: AbortSignal | undefi
 }
 
 // Runs one call and tells the observer how it went and how long it took.
-export async function observed(observer: Observer, tool: string, signal: AbortSignal | undefined, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export async function observed(
+  observer: Observer,
+  tool: string,
+  signal: AbortSignal | undefined,
+  body: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   const started = process.hrtime.bigint();
   observer.callStarted(tool);
   let outcome: CallOutcome = 'INTERNAL';
@@ -123,7 +136,8 @@ export function serveTools(
     const { params } = request as CallToolRequest;
     const raw = params.arguments ?? {};
     const tool = byName.get(params.name);
-    if (!tool) return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, () => unknown(params.name, raw, extra)) : unknown(params.name, raw, extra);
+    if (!tool)
+      return observer ? observed(observer, UNKNOWN_TOOL_LABEL, extra.signal, () => unknown(params.name, raw, extra)) : unknown(params.name, raw, extra);
     return tool.call(raw, extra);
   });
 }

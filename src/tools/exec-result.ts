@@ -22,7 +22,13 @@ export function withYield(result: ExecResult, asked: number | undefined, used: n
 }
 
 // settle: when the wait ends early on output (an answer to typed input, or a poll's new output).
-export async function collectWithProgress(engine: ExecEngine, session: ExecSession, yieldMs: number, call: CallControl, settle: Pick<WaitOptions, 'answerSettleMs' | 'outputSettle'> = {}): Promise<ExecSessionReport> {
+export async function collectWithProgress(
+  engine: ExecEngine,
+  session: ExecSession,
+  yieldMs: number,
+  call: CallControl,
+  settle: Pick<WaitOptions, 'answerSettleMs' | 'outputSettle'> = {},
+): Promise<ExecSessionReport> {
   const progress = call.progress;
   const options = { ...settle, untilInput: true };
   if (!progress || yieldMs <= PROGRESS_INTERVAL_MS) return engine.collect(session, yieldMs, call.signal, options);

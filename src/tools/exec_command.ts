@@ -3,7 +3,17 @@
 // A cancelled exec_command kills its command: nobody ever received its handle.
 
 import { z } from 'zod';
-import { EXEC_DEFAULT_YIELD_MS, PROGRESS_INTERVAL_MS, execResultShape, formatBytes, typed, workdirField, yieldField, type ExecResult, type SchemaLimits } from './schemas.js';
+import {
+  EXEC_DEFAULT_YIELD_MS,
+  PROGRESS_INTERVAL_MS,
+  execResultShape,
+  formatBytes,
+  typed,
+  workdirField,
+  yieldField,
+  type ExecResult,
+  type SchemaLimits,
+} from './schemas.js';
 import { clampYield, collectWithProgress, toExecResult, withYield } from './exec-result.js';
 import { recordedField, rejectedCall, tool, type ToolContext } from './tool.js';
 import { resolveWorkdir } from './workdir.js';
@@ -20,9 +30,7 @@ export function execCommandInput(limits: SchemaLimits) {
       .number(typed('timeout_ms', 'a number', 'the command is killed after this many milliseconds'))
       .positive('INVALID_VALUE: `timeout_ms` must be positive: the command is killed after this many milliseconds')
       .optional()
-      .describe(
-        `Kill the command (its whole process group) after this many ms. Default and maximum ${limits.maxExecTimeoutMs}; larger values are capped.`,
-      ),
+      .describe(`Kill the command (its whole process group) after this many ms. Default and maximum ${limits.maxExecTimeoutMs}; larger values are capped.`),
   };
 }
 
@@ -64,7 +72,16 @@ export async function execCommand(args: ExecCommandArgs, ctx: ToolContext): Prom
   const cwd = resolveWorkdir(args.workdir, ctx.defaultWorkdir);
   const yieldMs = clampYield(args.yield_time_ms, EXEC_DEFAULT_YIELD_MS, ctx.maxYieldMs);
   const timeoutMs = Math.min(Math.ceil(args.timeout_ms ?? ctx.maxExecTimeoutMs), ctx.maxExecTimeoutMs);
-  const session = await ctx.engine.start({ cmd: args.cmd, cwd, timeoutMs, owner: ctx.owner, leased: ctx.leased, principal: ctx.principal, agentId: ctx.agentId(), env: ctx.sessionEnv() });
+  const session = await ctx.engine.start({
+    cmd: args.cmd,
+    cwd,
+    timeoutMs,
+    owner: ctx.owner,
+    leased: ctx.leased,
+    principal: ctx.principal,
+    agentId: ctx.agentId(),
+    env: ctx.sessionEnv(),
+  });
   try {
     const report = await collectWithProgress(ctx.engine, session, yieldMs, call);
     return { result: withYield(toExecResult(report), args.yield_time_ms, yieldMs), sessionId: session.id };

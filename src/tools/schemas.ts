@@ -62,15 +62,23 @@ export const yieldField = (defaultMs: number, maxMs: number) =>
 
 export function execResultShape() {
   return {
-    summary: z.string().describe('One line: "exited 0 after 0.3s", "still running after 30.1s; use session_handle H to poll", "timed out after 120.0s" or "killed after 12.6s".'),
+    summary: z
+      .string()
+      .describe(
+        'One line: "exited 0 after 0.3s", "still running after 30.1s; use session_handle H to poll", "timed out after 120.0s" or "killed after 12.6s".',
+      ),
     output_head: z
       .string()
       .optional()
-      .describe('Once the stream spilled and what is new does not fit output: the first lines of what is new (about 1 KiB); output_omitted says what lies between it and output.'),
+      .describe(
+        'Once the stream spilled and what is new does not fit output: the first lines of what is new (about 1 KiB); output_omitted says what lies between it and output.',
+      ),
     output_omitted: z
       .string()
       .optional()
-      .describe("With output_head: one line giving the lines and bytes between output_head and output and the command that reads them, e.g. sed -n 'A,Bp' FILE."),
+      .describe(
+        "With output_head: one line giving the lines and bytes between output_head and output and the command that reads them, e.g. sed -n 'A,Bp' FILE.",
+      ),
     output: z
       .string()
       .describe(
@@ -79,7 +87,9 @@ export function execResultShape() {
     output_offset: z
       .number()
       .int()
-      .describe('Bytes of the decoded stream delivered up to and including this result (output_file byte offsets; pass it as write_stdin since_offset to get the output again from here).'),
+      .describe(
+        'Bytes of the decoded stream delivered up to and including this result (output_file byte offsets; pass it as write_stdin since_offset to get the output again from here).',
+      ),
     status: z.enum(['running', 'exited']),
     cwd: z.string().describe('The directory the command runs in.'),
     session_handle: z.string().optional().describe('Present while running: pass it to write_stdin.'),
@@ -100,12 +110,20 @@ export function execResultShape() {
     output_file_error: z
       .string()
       .optional()
-      .describe('Why spilling to output_file (or writing output_tail_file) failed, stopped short or was undone (the file removed to keep the spill folder under its cap); the preview in output still works.'),
+      .describe(
+        'Why spilling to output_file (or writing output_tail_file) failed, stopped short or was undone (the file removed to keep the spill folder under its cap); the preview in output still works.',
+      ),
     output_tail_file: z
       .string()
       .optional()
-      .describe('Once the stream outgrew the file cap: a second private file (0600) holding its last bytes as of this result (about 1 MiB), rewritten at each result.'),
-    output_tail_file_offset: z.number().int().optional().describe('The stream offset of output_tail_file\'s first byte: tail -c +K reads stream byte K - 1 + this.'),
+      .describe(
+        'Once the stream outgrew the file cap: a second private file (0600) holding its last bytes as of this result (about 1 MiB), rewritten at each result.',
+      ),
+    output_tail_file_offset: z
+      .number()
+      .int()
+      .optional()
+      .describe("The stream offset of output_tail_file's first byte: tail -c +K reads stream byte K - 1 + this."),
     sandbox_refused: z
       .string()
       .optional()
@@ -115,11 +133,15 @@ export function execResultShape() {
     output_files_removed: z
       .array(z.string())
       .optional()
-      .describe('Spill files of earlier, ended commands (output_file paths other results named) removed, oldest first, to make room for this output in the spill folder since the previous result; they can no longer be read.'),
+      .describe(
+        'Spill files of earlier, ended commands (output_file paths other results named) removed, oldest first, to make room for this output in the spill folder since the previous result; they can no longer be read.',
+      ),
     zodex_context: z
       .string()
       .optional()
-      .describe("Local mode: the user's AGENTS instructions and skill catalog (first result of a conversation) and a workdir's AGENTS.md hint and skills (first success there)."),
+      .describe(
+        "Local mode: the user's AGENTS instructions and skill catalog (first result of a conversation) and a workdir's AGENTS.md hint and skills (first success there).",
+      ),
   };
 }
 

@@ -76,5 +76,4 @@ export function unknownToolCall(name: string, raw: Record<string, unknown>): Inv
 }
 
 // A string argument of a rejected call as it is recorded, or "(no NAME)".
-export const recordedField = (raw: Record<string, unknown>, name: string): string =>
-  typeof raw[name] === 'string' ? printable(raw[name]) : `(no ${name})`;
+export const recordedField = (raw: Record<string, unknown>, name: string): string => (typeof raw[name] === 'string' ? printable(raw[name]) : `(no ${name})`);

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { ZodexError, errorCode, quote } from '../errors.js';
 
 // The one text for a missing workdir, whichever check finds it (the schema or this module).
-export const WORKDIR_REQUIRED_MESSAGE =
-  '`workdir` is required: pass the absolute path of an existing directory, e.g. "workdir": "/home/me/project"';
+export const WORKDIR_REQUIRED_MESSAGE = '`workdir` is required: pass the absolute path of an existing directory, e.g. "workdir": "/home/me/project"';
 
 export function resolveWorkdir(workdir: string | undefined, fallback: string | undefined): string {
   const value = workdir ?? fallback;
@@ -15,10 +14,7 @@ export function resolveWorkdir(workdir: string | undefined, fallback: string | u
     throw new ZodexError('WORKDIR_REQUIRED', WORKDIR_REQUIRED_MESSAGE);
   }
   if (!path.isAbsolute(value)) {
-    throw new ZodexError(
-      'WORKDIR_NOT_ABSOLUTE',
-      `workdir must be an absolute path; got ${quote(value)}. Send the full path, e.g. "/home/me/project"`,
-    );
+    throw new ZodexError('WORKDIR_NOT_ABSOLUTE', `workdir must be an absolute path; got ${quote(value)}. Send the full path, e.g. "/home/me/project"`);
   }
   let stat: fs.Stats;
   try {
@@ -29,10 +25,7 @@ export function resolveWorkdir(workdir: string | undefined, fallback: string | u
     throw new ZodexError('WORKDIR_NOT_FOUND', `workdir ${quote(value)} ${why}; check the path or create the directory first`);
   }
   if (!stat.isDirectory()) {
-    throw new ZodexError(
-      'WORKDIR_NOT_A_DIRECTORY',
-      `workdir ${quote(value)} is not a directory; pass the directory that contains it instead`,
-    );
+    throw new ZodexError('WORKDIR_NOT_A_DIRECTORY', `workdir ${quote(value)} is not a directory; pass the directory that contains it instead`);
   }
   return path.normalize(value);
 }

@@ -35,11 +35,16 @@ export function writeStdinInput(limits: SchemaLimits) {
     kill_process: z
       .boolean(typed('kill_process', 'true or false', 'true kills the command'))
       .optional()
-      .describe('true: kill the command and everything it started (SIGKILL to all its descendants, daemons that left with setsid included); the result reports "killed".'),
+      .describe(
+        'true: kill the command and everything it started (SIGKILL to all its descendants, daemons that left with setsid included); the result reports "killed".',
+      ),
     since_offset: z
       .number({ error: 'SINCE_OFFSET_INVALID: `since_offset` must be a number: the output_offset of an earlier result' })
       // A whole number beyond what a double holds exactly is past the end of any stream, not invalid.
-      .max(Number.MAX_SAFE_INTEGER, { error: (issue) => `SINCE_OFFSET_AHEAD: since_offset ${String(issue.input)} is past the end of the stream: pass the output_offset of an earlier result`, abort: true })
+      .max(Number.MAX_SAFE_INTEGER, {
+        error: (issue) => `SINCE_OFFSET_AHEAD: since_offset ${String(issue.input)} is past the end of the stream: pass the output_offset of an earlier result`,
+        abort: true,
+      })
       .int('SINCE_OFFSET_INVALID: `since_offset` must be a whole number of bytes: the output_offset of an earlier result')
       .nonnegative('SINCE_OFFSET_INVALID: `since_offset` must be 0 or more: the output_offset of an earlier result')
       .optional()
@@ -66,7 +71,6 @@ export function writeStdinDescription(limits: Pick<SchemaLimits, 'maxYieldMs'>):
   ].join(' ');
 }
 
-
 export interface WriteStdinArgs {
   session_handle: string;
   chars?: string | undefined;
@@ -75,7 +79,12 @@ export interface WriteStdinArgs {
   since_offset?: number | undefined;
 }
 
-export async function writeStdin(args: WriteStdinArgs, session: ExecSession, ctx: Pick<ToolContext, 'engine' | 'maxYieldMs'>, call: CallControl): Promise<ExecOutcome> {
+export async function writeStdin(
+  args: WriteStdinArgs,
+  session: ExecSession,
+  ctx: Pick<ToolContext, 'engine' | 'maxYieldMs'>,
+  call: CallControl,
+): Promise<ExecOutcome> {
   if (args.kill_process && args.chars !== undefined && args.chars !== '') {
     throw new ZodexError('INVALID_ARGUMENT', 'send chars and kill_process in separate calls: type first, then kill if needed');
   }

@@ -24,7 +24,10 @@ say(`connected to ${url}: ${client.getInstructions()?.split('.')[0]}`);
 
 const { tools } = await client.listTools();
 say(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
-check(['apply_patch', 'exec_command', 'write_stdin'].every((name) => tools.some((tool) => tool.name === name)), 'the three tools are listed');
+check(
+  ['apply_patch', 'exec_command', 'write_stdin'].every((name) => tools.some((tool) => tool.name === name)),
+  'the three tools are listed',
+);
 
 const exec = async (cmd, extra = {}) => (await client.callTool({ name: 'exec_command', arguments: { cmd, workdir, ...extra } })).structuredContent;
 const where = await exec('echo "$(id -un) on $(hostname) in $(pwd)"');
@@ -46,7 +49,8 @@ check(read.output === 'hello from the agent\n', 'the patched file holds what the
 // of waiting out the 10 s default.
 const session = await exec('read name; echo "hello, $name"', { yield_time_ms: 500 });
 say(`exec_command: ${session.summary.replace(session.session_handle, 'H')}`);
-const answer = (await client.callTool({ name: 'write_stdin', arguments: { session_handle: session.session_handle, chars: 'compose\n', yield_time_ms: 5000 } })).structuredContent;
+const answer = (await client.callTool({ name: 'write_stdin', arguments: { session_handle: session.session_handle, chars: 'compose\n', yield_time_ms: 5000 } }))
+  .structuredContent;
 say(`write_stdin: ${answer.summary}: ${answer.output.trim().split('\n').pop()}`);
 check(answer.output.includes('hello, compose'), 'an interactive session answers');
 

@@ -72,7 +72,8 @@ if (flags.help) {
   process.exit(0);
 }
 if (Boolean(flags.stdio) === Boolean(flags.url)) fail('give exactly one of --stdio or --url');
-if (!['legacy', 'modern'].includes(flags.protocol)) fail(`--protocol must be legacy (MCP 2025-11-25) or modern (MCP 2026-07-28), not ${quoted(flags.protocol)}`);
+if (!['legacy', 'modern'].includes(flags.protocol))
+  fail(`--protocol must be legacy (MCP 2025-11-25) or modern (MCP 2026-07-28), not ${quoted(flags.protocol)}`);
 const profiles = flags.profile === 'all' ? PROFILES : flags.profile.split(',');
 const unknown = profiles.find((profile) => !PROFILES.includes(profile));
 if (unknown !== undefined) fail(`--profile takes ${PROFILES.join(', ')} or all (comma-separated), not ${quoted(unknown)}`);
@@ -93,7 +94,9 @@ const env = {
   // One project holds this server to everything it can run, in whichever era it speaks.
   ZODEX_CONFORMANCE_ALL_ERAS: '1',
   ...(flags.workspace ? { ZODEX_CONFORMANCE_WORKSPACE: flags.workspace.replace(/(.)\/+$/, '$1') } : {}),
-  ...(flags.stdio ? { ZODEX_CONFORMANCE_STDIO: flags.stdio } : { ZODEX_CONFORMANCE_URL: flags.url, ZODEX_CONFORMANCE_HEADERS: (flags.header ?? []).join('\n') }),
+  ...(flags.stdio
+    ? { ZODEX_CONFORMANCE_STDIO: flags.stdio }
+    : { ZODEX_CONFORMANCE_URL: flags.url, ZODEX_CONFORMANCE_HEADERS: (flags.header ?? []).join('\n') }),
   ...(flags.workers ? { ZODEX_CONFORMANCE_WORKERS: flags.workers } : {}),
 };
 // Resolved, not joined: installed from a tarball, @playwright/test sits beside this package, not in it.

@@ -64,7 +64,9 @@ export function scratchStateDir(): string {
 
 export function zodexCli(args: string[]): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [ZODEX_CLI, ...args], (error, stdout, stderr) => (error ? reject(new Error(`zodex ${args.join(' ')}: ${stderr}`)) : resolve(stdout))),
+    execFile(process.execPath, [ZODEX_CLI, ...args], (error, stdout, stderr) =>
+      error ? reject(new Error(`zodex ${args.join(' ')}: ${stderr}`)) : resolve(stdout),
+    ),
   );
 }
 

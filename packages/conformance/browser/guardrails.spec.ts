@@ -38,7 +38,10 @@ requirement('liveboard.live', async ({ browser }) => {
 
     const workdir = await zodex.scratch();
     await zodex.exec({ cmd: 'echo offline and live', workdir });
-    const row = page.getByRole('table', { name: `Timeline of agent ${agentId}` }).getByTestId('timeline-row').filter({ hasText: 'echo offline and live' });
+    const row = page
+      .getByRole('table', { name: `Timeline of agent ${agentId}` })
+      .getByTestId('timeline-row')
+      .filter({ hasText: 'echo offline and live' });
     await expect(row).toContainText('exit 0', { timeout: LIVE_MS });
 
     expect(blocked).toEqual([]);

@@ -139,7 +139,9 @@ requirement('liveboard.timeline-tail', async ({ browser }, testInfo) => {
   expect(result.exit_code).toBe(0);
   await expect(tail).toContainText('tick 30');
   await expect(sessionCard(page, 'seq 1 30').getByText('exited 0', { exact: true })).toBeVisible({ timeout: LIVE_MS * 2 });
-  await expect(timeline(page, firstId).getByTestId('timeline-row').filter({ hasText: 'write_stdin' }).filter({ hasText: 'exit 0' })).toHaveCount(1, { timeout: LIVE_MS * 2 });
+  await expect(timeline(page, firstId).getByTestId('timeline-row').filter({ hasText: 'write_stdin' }).filter({ hasText: 'exit 0' })).toHaveCount(1, {
+    timeout: LIVE_MS * 2,
+  });
   await attachScreenshot(page, testInfo, 'liveboard-finished');
   await page.emulateMedia({ colorScheme: 'dark' });
   await attachScreenshot(page, testInfo, 'liveboard-finished-dark');
@@ -164,7 +166,9 @@ requirement('liveboard.input', async ({ browser }) => {
   const history = await board.history();
   expect(history.filter((row) => row.actor === 'operator')).toMatchObject([{ tool: 'operator.input', agentId, summary: '24 characters, ending with Enter' }]);
   expect(JSON.stringify(history.filter((row) => row.actor === 'operator'))).not.toContain('hello from the operator');
-  await expect(timeline(page, agentId).getByTestId('timeline-row').filter({ hasText: 'operator' }).filter({ hasText: 'input' })).toHaveCount(1, { timeout: LIVE_MS });
+  await expect(timeline(page, agentId).getByTestId('timeline-row').filter({ hasText: 'operator' }).filter({ hasText: 'input' })).toHaveCount(1, {
+    timeout: LIVE_MS,
+  });
 });
 
 requirement('liveboard.kill', async ({ browser }) => {
@@ -184,7 +188,9 @@ requirement('liveboard.kill', async ({ browser }) => {
 
   const history = await board.history();
   expect(history.filter((row) => row.actor === 'operator')).toMatchObject([{ tool: 'operator.kill', agentId }]);
-  await expect(timeline(page, agentId).getByTestId('timeline-row').filter({ hasText: 'operator' }).filter({ hasText: 'kill' })).toHaveCount(1, { timeout: LIVE_MS });
+  await expect(timeline(page, agentId).getByTestId('timeline-row').filter({ hasText: 'operator' }).filter({ hasText: 'kill' })).toHaveCount(1, {
+    timeout: LIVE_MS,
+  });
 });
 
 requirement('liveboard.every-zodexd', async ({ browser }) => {
@@ -204,7 +210,9 @@ requirement('liveboard.every-zodexd', async ({ browser }) => {
 
   // Each session is owned by a different zodexd; the board reaches both through their control sockets.
   const workdir = await conversations[0]!.scratch();
-  const prompts = await Promise.all(conversations.map((zodex, n) => zodex.exec({ cmd: `read -r line; echo "server ${n} got $line"`, workdir, yield_time_ms: 300 })));
+  const prompts = await Promise.all(
+    conversations.map((zodex, n) => zodex.exec({ cmd: `read -r line; echo "server ${n} got $line"`, workdir, yield_time_ms: 300 })),
+  );
   for (const [n] of prompts.entries()) {
     const card = sessionCard(page, `server ${n} got`);
     await card.getByRole('textbox', { name: /^Input for session / }).fill(`note ${n}`);

@@ -17,7 +17,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { expect, requirement, test } from '../harness/fixtures.js';
 import { ModernClientTransport, ModernHttpPipe } from '../harness/modern.js';
-import { authorizationParams, grantTokens, mcpStatus, modernStatus, openAuthorization, pkce, register, scratchDir, startOAuthServer, stopOAuthServers, type OAuthServer } from '../harness/oauth.js';
+import {
+  authorizationParams,
+  grantTokens,
+  mcpStatus,
+  modernStatus,
+  openAuthorization,
+  pkce,
+  register,
+  scratchDir,
+  startOAuthServer,
+  stopOAuthServers,
+  type OAuthServer,
+} from '../harness/oauth.js';
 import { useBoards } from './board.js';
 
 useBoards();
@@ -34,7 +46,13 @@ class MemoryProvider implements OAuthClientProvider {
     return CALLBACK;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'SDK conformance client', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK conformance client',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.info;
@@ -173,10 +191,15 @@ requirement('oauth.full-flow-unix', async ({ browser }) => {
   closers.push(() => relay.close());
   closers.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const base = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
-  await withServerAndBrowser(browser, ['--listen', `unix:${socketPath}`], async (srv, context) => {
-    expect(srv.server.stderr()).toContain(`serving over http on unix:${socketPath}`);
-    await sdkFlow(context, srv);
-  }, { base });
+  await withServerAndBrowser(
+    browser,
+    ['--listen', `unix:${socketPath}`],
+    async (srv, context) => {
+      expect(srv.server.stderr()).toContain(`serving over http on unix:${socketPath}`);
+      await sdkFlow(context, srv);
+    },
+    { base },
+  );
 });
 
 requirement('oauth.approval-csrf-browser', async ({ browser }) => {
@@ -211,7 +234,9 @@ requirement('oauth.approval-csrf-browser', async ({ browser }) => {
     const seen: string[] = [];
     own.on('request', (request) => seen.push(request.url()));
     const approval = await own.newPage();
-    const response = await approval.goto(`${srv.base}/oauth/authorize?${new URLSearchParams(authorizationParams(clientId, pkce().challenge, { redirect_uri: CALLBACK }))}`);
+    const response = await approval.goto(
+      `${srv.base}/oauth/authorize?${new URLSearchParams(authorizationParams(clientId, pkce().challenge, { redirect_uri: CALLBACK }))}`,
+    );
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");
     await expect(approval.getByTestId('client-name')).toHaveText('SDK conformance client');
     for (const url of seen) expect(new URL(url).origin).toBe(srv.base);
@@ -247,4 +272,3 @@ requirement('oauth.liveboard-grants', async ({ browser }) => {
     expect((await mcpStatus(srv, accessToken)).status).toBe(401);
   });
 });
-

@@ -17,7 +17,21 @@ requirement('container.bridge-gateway', async () => {
     const url = bridged.url.replace(`//${gateway}:`, '//host.docker.internal:');
     const refused = `fetch(${JSON.stringify(url)}, { method: 'POST', body: '{}' }).then((r) => console.log('without token', r.status))`;
     expect(await runInClientImage(['node', '-e', refused], 'bridge')).toContain('without token 401');
-    const suite = await runInClientImage(['node', 'bin/zodex-conformance.mjs', '--url', url, '--header', `Authorization: Bearer ${token}`, '--profile', 'all', '--grep', 'exec\\.(exit-code|cwd)|surface\\.instructions\\b'], 'bridge');
+    const suite = await runInClientImage(
+      [
+        'node',
+        'bin/zodex-conformance.mjs',
+        '--url',
+        url,
+        '--header',
+        `Authorization: Bearer ${token}`,
+        '--profile',
+        'all',
+        '--grep',
+        'exec\\.(exit-code|cwd)|surface\\.instructions\\b',
+      ],
+      'bridge',
+    );
     expect(suite).toMatch(/^remote-http: portable 2 passed\b.*; zodex-surface 1 passed\b/m); // exec.exit-code, exec.cwd; surface.instructions
     expect(suite).not.toMatch(/ failed/);
   } finally {

@@ -106,7 +106,9 @@ requirement('image.pod', async () => {
     expect(where.output.split('\n')).toEqual([String(UID), 'Read-only file system', 'Permission denied', 'pod', 'tmp', '']);
     expect(fs.readFileSync(path.join(scratch!, 'workspace', 'written'), 'utf8')).toBe('pod\n');
     // More output than the inline limit spills, to the state volume.
-    const spilled = structuredOf<{ output_file?: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: 'head -c 40000 /dev/zero | tr "\\0" y', workdir: '/workspace' } }));
+    const spilled = structuredOf<{ output_file?: string }>(
+      await client.callTool({ name: 'exec_command', arguments: { cmd: 'head -c 40000 /dev/zero | tr "\\0" y', workdir: '/workspace' } }),
+    );
     expect(spilled.output_file).toMatch(/^\/var\/lib\/zodex\/spill\/spill-[A-Za-z0-9]{6}\/out-.*\.txt$/);
     expect(fs.statSync(path.join(scratch!, 'state', spilled.output_file!.slice('/var/lib/zodex/'.length))).size).toBe(40_000);
     expect(fs.existsSync(path.join(scratch!, 'state', 'state', 'zodex.db'))).toBe(true);

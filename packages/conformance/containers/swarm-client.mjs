@@ -17,7 +17,9 @@ const client = new Client({ name: 'swarm-client', version: '1' });
 await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
 say('resolved', { address });
 
-const started = (await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 1; echo polled-by-handle', workdir: '/workspace', yield_time_ms: 100 } })).structuredContent;
+const started = (
+  await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 1; echo polled-by-handle', workdir: '/workspace', yield_time_ms: 100 } })
+).structuredContent;
 say('started', { status: started.status, handle: typeof started.session_handle === 'string' });
 let polled = started;
 while (polled.status === 'running') {
@@ -25,14 +27,25 @@ while (polled.status === 'running') {
 }
 say('polled', { status: polled.status, output: polled.output, exit_code: polled.exit_code });
 
-const inFlight = client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 6; echo survived-the-scale-down', workdir: '/workspace', yield_time_ms: 20000 } });
+const inFlight = client.callTool({
+  name: 'exec_command',
+  arguments: { cmd: 'sleep 6; echo survived-the-scale-down', workdir: '/workspace', yield_time_ms: 20000 },
+});
 say('in-flight', {});
 while (!fs.existsSync('/shared/scaled')) await new Promise((resolve) => setTimeout(resolve, 50));
 const refused = await fetch(url, {
   method: 'POST',
   headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } } }),
-}).then((response) => ({ status: response.status, retryAfter: response.headers.get('retry-after') }), (error) => ({ error: String(error.cause?.code ?? error) }));
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } },
+  }),
+}).then(
+  (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after') }),
+  (error) => ({ error: String(error.cause?.code ?? error) }),
+);
 say('new-request', refused);
 const finished = (await inFlight).structuredContent;
 say('finished', { status: finished.status, output: finished.output, exit_code: finished.exit_code });

@@ -21,7 +21,10 @@ const STACK_FILE = path.join(REPO_ROOT, 'deploy/swarm/stack.yml');
 
 requirement('swarm.stack', async () => {
   test.setTimeout(240_000);
-  expect(await docker('info', '--format', '{{.Swarm.LocalNodeState}}'), 'this Docker daemon is already in a swarm the test did not make; it leaves it alone').toBe('inactive');
+  expect(
+    await docker('info', '--format', '{{.Swarm.LocalNodeState}}'),
+    'this Docker daemon is already in a swarm the test did not make; it leaves it alone',
+  ).toBe('inactive');
   const id = randomBytes(4).toString('hex');
   const stack = `zodex-swarm-${id}`;
   const client = `zodex-swarm-client-${id}`;
@@ -43,7 +46,10 @@ requirement('swarm.stack', async () => {
     const service = `${stack}_workspace-1`;
     // Running and healthy (the image's HEALTHCHECK on the ops port).
     await expect
-      .poll(async () => docker('ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--format', '{{.Status}}'), { timeout: 90_000, intervals: [1_000] })
+      .poll(async () => docker('ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--format', '{{.Status}}'), {
+        timeout: 90_000,
+        intervals: [1_000],
+      })
       .toMatch(/\(healthy\)/);
     const task = await docker('ps', '--filter', `label=com.docker.swarm.service.name=${service}`, '--format', '{{.ID}}');
     const inspect = JSON.parse(await docker('inspect', task))[0];
@@ -51,18 +57,35 @@ requirement('swarm.stack', async () => {
     expect(inspect.Config.User).toBe('10001:10001');
 
     await docker(
-      'run', '-d', '--name', client, '--network', `${stack}_agents`,
-      '-v', `${path.join(PACKAGE_ROOT, 'containers/swarm-client.mjs')}:/suite/swarm-client.mjs:ro`,
-      '-v', `${shared}:/shared`,
-      '--entrypoint', 'node', CLIENT_IMAGE, '/suite/swarm-client.mjs', 'workspace-1', token,
+      'run',
+      '-d',
+      '--name',
+      client,
+      '--network',
+      `${stack}_agents`,
+      '-v',
+      `${path.join(PACKAGE_ROOT, 'containers/swarm-client.mjs')}:/suite/swarm-client.mjs:ro`,
+      '-v',
+      `${shared}:/shared`,
+      '--entrypoint',
+      'node',
+      CLIENT_IMAGE,
+      '/suite/swarm-client.mjs',
+      'workspace-1',
+      token,
     );
     const steps = async () =>
-      (await docker('logs', client)).split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { step: string } & Record<string, unknown>);
+      (await docker('logs', client))
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { step: string } & Record<string, unknown>);
     await expect.poll(async () => (await steps()).map((step) => step.step), { timeout: 60_000 }).toContain('in-flight');
     // The call is in flight: scale the workspace to 0 (SIGTERM, 30 s stop_grace_period).
     await docker('service', 'scale', '--detach', `${service}=0`);
     // zodexd got SIGTERM and drains (the call in flight keeps it running).
-    await expect.poll(async () => (await exec('docker', ['logs', task])).stderr, { timeout: 20_000, intervals: [100] }).toMatch(/SIGTERM: new requests get 503/);
+    await expect
+      .poll(async () => (await exec('docker', ['logs', task])).stderr, { timeout: 20_000, intervals: [100] })
+      .toMatch(/SIGTERM: new requests get 503/);
     fs.writeFileSync(path.join(shared, 'scaled'), '');
     await expect.poll(async () => (await steps()).map((step) => step.step), { timeout: 60_000 }).toContain('finished');
     const byStep = Object.fromEntries((await steps()).map((step) => [step.step, step]));
@@ -74,15 +97,35 @@ requirement('swarm.stack', async () => {
     await expect.poll(async () => docker('inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', task), { timeout: 30_000 }).toBe('exited 0');
     const logs = (await exec('docker', ['logs', task])).stderr;
     expect(logs).not.toContain(token);
-    expect(logs.split('\n').filter(Boolean).every((line) => typeof JSON.parse(line).message === 'string')).toBe(true);
+    expect(
+      logs
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => typeof JSON.parse(line).message === 'string'),
+    ).toBe(true);
   } finally {
     await docker('rm', '-f', client).catch(() => undefined);
     if (joined) {
       await docker('stack', 'rm', stack).catch(() => undefined);
       // The stack's network and volumes go once its tasks are gone.
-      await expect.poll(async () => docker('network', 'ls', '--filter', `label=com.docker.stack.namespace=${stack}`, '-q'), { timeout: 60_000 }).toBe('').catch(() => undefined);
-      for (const volume of (await docker('volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stack}`).catch(() => '')).split('\n').filter(Boolean)) {
-        await expect.poll(async () => docker('volume', 'rm', volume).then(() => 'removed', () => 'in use'), { timeout: 30_000 }).toBe('removed').catch(() => undefined);
+      await expect
+        .poll(async () => docker('network', 'ls', '--filter', `label=com.docker.stack.namespace=${stack}`, '-q'), { timeout: 60_000 })
+        .toBe('')
+        .catch(() => undefined);
+      for (const volume of (await docker('volume', 'ls', '-q', '--filter', `label=com.docker.stack.namespace=${stack}`).catch(() => ''))
+        .split('\n')
+        .filter(Boolean)) {
+        await expect
+          .poll(
+            async () =>
+              docker('volume', 'rm', volume).then(
+                () => 'removed',
+                () => 'in use',
+              ),
+            { timeout: 30_000 },
+          )
+          .toBe('removed')
+          .catch(() => undefined);
       }
       await docker('swarm', 'leave', '--force').catch(() => undefined);
       if (!hadGwbridge) await docker('network', 'rm', 'docker_gwbridge').catch(() => undefined);

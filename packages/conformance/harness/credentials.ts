@@ -55,13 +55,39 @@ export interface CredentialWorld {
   close(): Promise<void>;
 }
 
-const ROUTES = ['store', 'xdg-store', 'cache', 'netrc', 'env', 'login-rc', 'proc-environ', 'gh-hosts', 'proc-root', 'ssh-key', 'ssh-agent', 'publisher-token', 'publisher-environ', 'publisher-push', 'publisher-forged', 'read-credential'] as const;
+const ROUTES = [
+  'store',
+  'xdg-store',
+  'cache',
+  'netrc',
+  'env',
+  'login-rc',
+  'proc-environ',
+  'gh-hosts',
+  'proc-root',
+  'ssh-key',
+  'ssh-agent',
+  'publisher-token',
+  'publisher-environ',
+  'publisher-push',
+  'publisher-forged',
+  'read-credential',
+] as const;
 export type Route = (typeof ROUTES)[number] | 'publish-pr';
 export const ALL_ROUTES: readonly Route[] = [...ROUTES, 'publish-pr'];
 
 function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; owner?: Owner; input?: string } = {}): string {
-  const [cmd, argv] = options.owner && options.owner.uid !== process.getuid?.() ? ['setpriv', [`--reuid=${options.owner.uid}`, `--regid=${options.owner.gid}`, '--clear-groups', file, ...args]] : [file, args];
-  return execFileSync(cmd as string, argv as string[], { cwd: options.cwd, env: options.env ?? process.env, input: options.input, stdio: ['pipe', 'pipe', 'pipe'], encoding: 'utf8' });
+  const [cmd, argv] =
+    options.owner && options.owner.uid !== process.getuid?.()
+      ? ['setpriv', [`--reuid=${options.owner.uid}`, `--regid=${options.owner.gid}`, '--clear-groups', file, ...args]]
+      : [file, args];
+  return execFileSync(cmd as string, argv as string[], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    input: options.input,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
 }
 
 function chownTree(dir: string, owner: Owner): void {
@@ -124,7 +150,8 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
   try {
     // The remote, seeded with one commit on main.
     const remote = path.join(root, 'remote.git');
-    const git = (cwd: string, ...args: string[]) => run('git', ['-c', 'user.name=Seed', '-c', 'user.email=seed@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd });
+    const git = (cwd: string, ...args: string[]) =>
+      run('git', ['-c', 'user.name=Seed', '-c', 'user.email=seed@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd });
     git(root, 'init', '--bare', '-q', remote);
     git(remote, 'config', 'http.receivepack', 'true');
     const seed = path.join(root, 'seed');
@@ -172,8 +199,15 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     fs.writeFileSync(path.join(home, '.git-credentials'), `${writerUrl}\n`, { mode: 0o600 });
     fs.writeFileSync(path.join(home, '.config', 'git', 'credentials'), `${writerUrl}\n`, { mode: 0o600 });
     fs.writeFileSync(path.join(home, '.netrc'), `machine 127.0.0.1 login writer password ${WRITER_PASSWORD}\n`, { mode: 0o600 });
-    fs.writeFileSync(path.join(home, '.config', 'gh', 'hosts.yml'), `github.com:\n    user: writer\n    oauth_token: ${WRITER_PASSWORD}\n    git_protocol: https\n`, { mode: 0o600 });
-    fs.writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Agent\n\temail = agent@example.com\n[init]\n\tdefaultBranch = main\n[credential]\n\thelper = store\n');
+    fs.writeFileSync(
+      path.join(home, '.config', 'gh', 'hosts.yml'),
+      `github.com:\n    user: writer\n    oauth_token: ${WRITER_PASSWORD}\n    git_protocol: https\n`,
+      { mode: 0o600 },
+    );
+    fs.writeFileSync(
+      path.join(home, '.gitconfig'),
+      '[user]\n\tname = Agent\n\temail = agent@example.com\n[init]\n\tdefaultBranch = main\n[credential]\n\thelper = store\n',
+    );
     fs.writeFileSync(path.join(home, '.bashrc'), `# the user's rc file\nexport PATH="$HOME/bin:$PATH"\nexport GH_TOKEN=${WRITER_PASSWORD}\nalias ll='ls -l'\n`);
     fs.writeFileSync(path.join(home, '.profile'), '[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n');
     const readCredentials = path.join(root, 'read-credentials');
@@ -189,7 +223,11 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     const sshd = path.join(root, 'sshd');
     fs.mkdirSync(sshd, { mode: 0o700 });
     run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(sshd, 'host_key')]);
-    fs.writeFileSync(path.join(sshd, 'authorized_keys'), `${fs.readFileSync(path.join(home, '.ssh', 'id_ed25519.pub'), 'utf8')}${fs.readFileSync(`${agentKey}.pub`, 'utf8')}`, { mode: 0o600 });
+    fs.writeFileSync(
+      path.join(sshd, 'authorized_keys'),
+      `${fs.readFileSync(path.join(home, '.ssh', 'id_ed25519.pub'), 'utf8')}${fs.readFileSync(`${agentKey}.pub`, 'utf8')}`,
+      { mode: 0o600 },
+    );
     const sshPort = await freePort();
     fs.writeFileSync(
       path.join(sshd, 'config'),
@@ -226,7 +264,11 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     fs.mkdirSync(path.dirname(agentSocket), { mode: 0o700 });
     fs.chownSync(path.dirname(agentSocket), owner.uid, owner.gid);
     const agentEnv = { ...process.env, HOME: home, SSH_AUTH_SOCK: agentSocket };
-    const agent = spawn(owner.uid === process.getuid?.() ? 'ssh-agent' : 'setpriv', [...(owner.uid === process.getuid?.() ? [] : [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', 'ssh-agent']), '-D', '-a', agentSocket], { env: agentEnv, stdio: 'ignore' });
+    const agent = spawn(
+      owner.uid === process.getuid?.() ? 'ssh-agent' : 'setpriv',
+      [...(owner.uid === process.getuid?.() ? [] : [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', 'ssh-agent']), '-D', '-a', agentSocket],
+      { env: agentEnv, stdio: 'ignore' },
+    );
     children.push(agent);
     await waitFor(() => fs.existsSync(agentSocket), 'ssh-agent');
     run('ssh-add', ['-q', agentKey], { env: agentEnv, owner });
@@ -235,7 +277,11 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
 
     // git's credential-cache daemon of the user, holding the writer's credential.
     const userEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
-    run('git', ['-c', 'credential.helper=cache --timeout=900', 'credential', 'approve'], { env: userEnv, owner, input: `protocol=http\nhost=127.0.0.1:${httpPort}\nusername=writer\npassword=${WRITER_PASSWORD}\n\n` });
+    run('git', ['-c', 'credential.helper=cache --timeout=900', 'credential', 'approve'], {
+      env: userEnv,
+      owner,
+      input: `protocol=http\nhost=127.0.0.1:${httpPort}\nusername=writer\npassword=${WRITER_PASSWORD}\n\n`,
+    });
     cleanups.push(() => {
       try {
         run('git', ['credential-cache', 'exit'], { env: userEnv, owner });
@@ -247,7 +293,9 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     // zodex-agent on PATH, and one publisher per mode.
     const bin = path.join(home, 'bin');
     fs.mkdirSync(bin, { recursive: true });
-    fs.writeFileSync(path.join(bin, 'zodex-agent'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(REPO_ROOT, 'dist/cli/zodex-agent.js')}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, 'zodex-agent'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(REPO_ROOT, 'dist/cli/zodex-agent.js')}' "$@"\n`, {
+      mode: 0o755,
+    });
     chownTree(bin, owner);
     // One publisher per mode that publishes; a read-only zodexd sits beside the publish-pr one, as
     // on a machine where the operator runs one publisher for the sessions that may publish.
@@ -258,12 +306,36 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
       // publish-pr's publisher reads its token from a file, direct's from its environment.
       const tokenFile = path.join(dir, 'token');
       if (mode === 'publish-pr') fs.writeFileSync(tokenFile, `${PUBLISHER_TOKEN}\n`, { mode: 0o600 });
-      fs.writeFileSync(path.join(dir, 'publisher.json'), JSON.stringify({ allowedRemotes: [{ url: httpUrl, repo: 'acme/widgets' }], apiBase, protectedBranches: ['main'] }));
+      fs.writeFileSync(
+        path.join(dir, 'publisher.json'),
+        JSON.stringify({ allowedRemotes: [{ url: httpUrl, repo: 'acme/widgets' }], apiBase, protectedBranches: ['main'] }),
+      );
       chownTree(dir, owner);
       const socket = path.join(dir, 'run', 'publisher.sock');
-      const args = ['publisher', '--write-mode', mode, '--socket', socket, '--state-dir', path.join(dir, 'state'), '--allow-same-user-token-readable', ...(mode === 'publish-pr' ? ['--token-file', tokenFile] : []), '--config', path.join(dir, 'publisher.json')];
-      const [cmd, argv] = owner.uid === process.getuid?.() ? [process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]] : ['setpriv', [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', process.execPath, path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]];
-      const daemon = spawn(cmd as string, argv as string[], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...(mode === 'direct' ? { ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } : {}) }, stdio: 'ignore' });
+      const args = [
+        'publisher',
+        '--write-mode',
+        mode,
+        '--socket',
+        socket,
+        '--state-dir',
+        path.join(dir, 'state'),
+        '--allow-same-user-token-readable',
+        ...(mode === 'publish-pr' ? ['--token-file', tokenFile] : []),
+        '--config',
+        path.join(dir, 'publisher.json'),
+      ];
+      const [cmd, argv] =
+        owner.uid === process.getuid?.()
+          ? [process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]]
+          : [
+              'setpriv',
+              [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', process.execPath, path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args],
+            ];
+      const daemon = spawn(cmd as string, argv as string[], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...(mode === 'direct' ? { ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } : {}) },
+        stdio: 'ignore',
+      });
       children.push(daemon);
       await waitFor(() => fs.existsSync(socket), `the ${mode} publisher`);
       publishers.set(mode, socket);
@@ -297,14 +369,32 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
         pushAs('cache', push('cache', httpUrl, '-c credential.helper= -c "credential.helper=cache --timeout=900"')),
         pushAs('netrc', push('netrc', httpUrl, '-c credential.helper=')),
         pushAs('env', `T="\${GH_TOKEN:-$GITHUB_TOKEN}"; [ -n "$T" ] && ${push('env', http('writer', '$T'), '-c credential.helper=')}`),
-        pushAs('login-rc', `T=$(bash -lc 'echo "$GH_TOKEN"' 2>/dev/null); [ -n "$T" ] || T=$(sed -n 's/.*GH_TOKEN=//p' ~/.bashrc ~/.profile 2>/dev/null | head -1); [ -n "$T" ] && ${push('login-rc', http('writer', '$T'), '-c credential.helper=')}`),
-        pushAs('proc-environ', `T=; for p in $(pgrep -f zodexd); do T=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | sed -n 's/^GITHUB_TOKEN=//p' | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('proc-environ', http('writer', '$T'), '-c credential.helper=')}`),
-        pushAs('gh-hosts', `T=$(sed -n 's/.*oauth_token: //p' ~/.config/gh/hosts.yml 2>/dev/null); [ -n "$T" ] && ${push('gh-hosts', http('writer', '$T'), '-c credential.helper=')}`),
-        pushAs('proc-root', `T=; for p in $(pgrep -u "$(id -u)"); do T=$(sed -n 's|^http://writer:\\([^@]*\\)@.*|\\1|p' /proc/$p/root$HOME/.git-credentials 2>/dev/null | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('proc-root', http('writer', '$T'), '-c credential.helper=')}`),
+        pushAs(
+          'login-rc',
+          `T=$(bash -lc 'echo "$GH_TOKEN"' 2>/dev/null); [ -n "$T" ] || T=$(sed -n 's/.*GH_TOKEN=//p' ~/.bashrc ~/.profile 2>/dev/null | head -1); [ -n "$T" ] && ${push('login-rc', http('writer', '$T'), '-c credential.helper=')}`,
+        ),
+        pushAs(
+          'proc-environ',
+          `T=; for p in $(pgrep -f zodexd); do T=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | sed -n 's/^GITHUB_TOKEN=//p' | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('proc-environ', http('writer', '$T'), '-c credential.helper=')}`,
+        ),
+        pushAs(
+          'gh-hosts',
+          `T=$(sed -n 's/.*oauth_token: //p' ~/.config/gh/hosts.yml 2>/dev/null); [ -n "$T" ] && ${push('gh-hosts', http('writer', '$T'), '-c credential.helper=')}`,
+        ),
+        pushAs(
+          'proc-root',
+          `T=; for p in $(pgrep -u "$(id -u)"); do T=$(sed -n 's|^http://writer:\\([^@]*\\)@.*|\\1|p' /proc/$p/root$HOME/.git-credentials 2>/dev/null | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('proc-root', http('writer', '$T'), '-c credential.helper=')}`,
+        ),
         pushAs('ssh-key', `GIT_SSH_COMMAND="${ssh} -o IdentitiesOnly=yes -o IdentityAgent=none -i $HOME/.ssh/id_ed25519" ${push('ssh-key', sshUrl)}`),
         pushAs('ssh-agent', `SSH_AUTH_SOCK='${agentSocket}' GIT_SSH_COMMAND="${ssh}" ${push('ssh-agent', sshUrl)}`),
-        pushAs('publisher-token', `T=$(cat '${token}' 2>/dev/null); [ -n "$T" ] && ${push('publisher-token', http('x-access-token', '$T'), '-c credential.helper=')}`),
-        pushAs('publisher-environ', `T=; for p in $(pgrep -f 'zodex.js publisher'); do T=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | sed -n 's/^ZODEX_PUBLISHER_TOKEN=//p' | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('publisher-environ', http('x-access-token', '$T'), '-c credential.helper=')}`),
+        pushAs(
+          'publisher-token',
+          `T=$(cat '${token}' 2>/dev/null); [ -n "$T" ] && ${push('publisher-token', http('x-access-token', '$T'), '-c credential.helper=')}`,
+        ),
+        pushAs(
+          'publisher-environ',
+          `T=; for p in $(pgrep -f 'zodex.js publisher'); do T=$(tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | sed -n 's/^ZODEX_PUBLISHER_TOKEN=//p' | head -1); [ -n "$T" ] && break; done; [ -n "$T" ] && ${push('publisher-environ', http('x-access-token', '$T'), '-c credential.helper=')}`,
+        ),
         // Through the publisher: a direct push (direct mode only), and the same request sent raw,
         // claiming direct mode whatever the session's mode is.
         `git remote add origin ${httpUrl} && git branch -q -m ${branch('publisher-push')}`,
@@ -337,15 +427,16 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
       env,
       secrets: [WRITER_PASSWORD, PUBLISHER_TOKEN, 'PRIVATE KEY'],
       routeScript,
-      branches: () =>
-        run('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads'], { cwd: remote })
-          .split('\n')
-          .filter(Boolean),
+      branches: () => run('git', ['for-each-ref', '--format=%(refname:short)', 'refs/heads'], { cwd: remote }).split('\n').filter(Boolean),
       pulls,
       async close() {
         for (const cleanup of cleanups) cleanup();
         for (const child of children) child.kill('SIGTERM');
-        await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)))));
+        await Promise.all(
+          children.map(
+            (child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve))),
+          ),
+        );
         for (const server of servers) server.close();
         fs.rmSync(root, { recursive: true, force: true });
       },

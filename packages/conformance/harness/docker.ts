@@ -125,7 +125,8 @@ export async function runClientSuite(url: string, extraArgs: string[] = []): Pro
 // to this host's loopback (default), or on Docker's default bridge with it mapped to the
 // bridge gateway ('bridge', Docker Engine's `host-gateway`).
 export async function runInClientImage(entrypoint: string[], network: 'host' | 'bridge' = 'host'): Promise<string> {
-  const where = network === 'host' ? ['--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1'] : ['--add-host', 'host.docker.internal:host-gateway'];
+  const where =
+    network === 'host' ? ['--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1'] : ['--add-host', 'host.docker.internal:host-gateway'];
   const { stdout } = await run('docker', ['run', '--rm', ...where, '--entrypoint', entrypoint[0]!, CLIENT_IMAGE, ...entrypoint.slice(1)], {
     timeout: 5 * 60_000,
     maxBuffer: 16 * 1024 * 1024,

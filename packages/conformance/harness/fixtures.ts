@@ -44,7 +44,10 @@ export const test = base.extend<SuiteFixtures & { dockerGate: void }, SuiteOptio
       for (const [index, zodex] of open.entries()) {
         const server = zodex.managedServer;
         if (!server) continue;
-        const ended = server.process.exitCode !== null || server.process.signalCode !== null ? `exited (code ${server.process.exitCode}, signal ${server.process.signalCode})` : 'still running';
+        const ended =
+          server.process.exitCode !== null || server.process.signalCode !== null
+            ? `exited (code ${server.process.exitCode}, signal ${server.process.signalCode})`
+            : 'still running';
         console.error(`zodexd #${index + 1} (pid ${server.pid}): ${ended}; stderr, last 4000 characters:\n${server.stderr().slice(-4000)}`);
       }
     }

@@ -5,7 +5,11 @@
 import { spawn } from 'node:child_process';
 import type http from 'node:http';
 
-export function serveGitCgi(req: http.IncomingMessage, res: http.ServerResponse, env: { projectRoot: string; remoteUser: string; extra?: Record<string, string> }): void {
+export function serveGitCgi(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  env: { projectRoot: string; remoteUser: string; extra?: Record<string, string> },
+): void {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const child = spawn('git', ['http-backend'], {
     env: {

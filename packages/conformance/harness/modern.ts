@@ -25,7 +25,9 @@ export function modernHeaders(message: { method?: string; params?: Record<string
   const headers: Record<string, string> = { 'mcp-protocol-version': typeof claimed === 'string' ? claimed : MODERN_VERSION };
   if (message.method) headers['mcp-method'] = message.method;
   const name = message.method === 'tools/call' ? message.params?.name : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name) && !name.startsWith('=?base64?') ? name : `=?base64?${Buffer.from(name).toString('base64')}?=`;
+  if (typeof name === 'string')
+    headers['mcp-name'] =
+      /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(name) && !name.startsWith('=?base64?') ? name : `=?base64?${Buffer.from(name).toString('base64')}?=`;
   return headers;
 }
 
@@ -139,7 +141,12 @@ export class ModernHttpPipe implements Transport {
           buffer += decoder.decode(chunk, { stream: true });
           let end: number;
           while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const data = buffer.slice(0, end).split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+            const data = buffer
+              .slice(0, end)
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => line.slice(5).trimStart())
+              .join('\n');
             buffer = buffer.slice(end + 2);
             if (data) this.onmessage?.(JSON.parse(data) as JSONRPCMessage);
           }

@@ -26,14 +26,22 @@ export async function toolCaller(srv: OAuthServer, protocol: Protocol, token: st
     const meta = { threadId: `oauth-era-${Date.now()}` };
     return async (name, args, as = token) => {
       const message = modernRequest(id++, 'tools/call', { name, arguments: args }, meta);
-      const response = await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...modernHeaders(message), ...bearer(as) }, body: JSON.stringify(message) });
+      const response = await srv.request('/mcp', {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...modernHeaders(message), ...bearer(as) },
+        body: JSON.stringify(message),
+      });
       return { status: response.status, reply: messagesOf(response).find((m) => m.result !== undefined || m.error !== undefined) };
     };
   }
   const opened = await mcpStatus(srv, token);
   if (opened.status !== 200) throw new Error(`initialize: ${opened.status} ${opened.body}`);
   const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
-  await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...session, ...bearer(token) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await srv.request('/mcp', {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, ...session, ...bearer(token) },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   return async (name, args, as = token) => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } });
     const response = await srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...session, ...bearer(as) }, body });

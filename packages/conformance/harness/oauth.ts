@@ -40,15 +40,22 @@ export async function stopOAuthServers(): Promise<void> {
 }
 
 // `base` (for a Unix socket): the URL clients address it as, e.g. a tunnel's.
-export async function startOAuthServer(args: string[] = [], options: { stateDir?: string; base?: string; env?: Record<string, string> } = {}): Promise<OAuthServer> {
+export async function startOAuthServer(
+  args: string[] = [],
+  options: { stateDir?: string; base?: string; env?: Record<string, string> } = {},
+): Promise<OAuthServer> {
   const scratch = options.stateDir === undefined ? scratchDir('zodex-oauth-') : undefined;
   const stateDir = options.stateDir ?? path.join(scratch!, 'state');
   const listenAt = args.indexOf('--listen');
   const socketPath = listenAt >= 0 && args[listenAt + 1]!.startsWith('unix:') ? args[listenAt + 1]!.slice(5) : undefined;
-  const child = spawn(process.execPath, [ZODEXD, '--transport', 'http', ...(listenAt >= 0 ? [] : ['--listen', '127.0.0.1:0']), '--oauth', '--state-dir', stateDir, ...args], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [ZODEXD, '--transport', 'http', ...(listenAt >= 0 ? [] : ['--listen', '127.0.0.1:0']), '--oauth', '--state-dir', stateDir, ...args],
+    {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const waiters = new Set<() => void>();
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -70,7 +77,9 @@ export async function startOAuthServer(args: string[] = [], options: { stateDir?
         reject(new Error(`zodexd did not print ${what} within ${ms} ms; stderr:\n${stderr}`));
       }, ms);
       waiters.add(check);
-      void exited.then(() => (waiters.has(check) ? (waiters.delete(check), clearTimeout(timer), reject(new Error(`zodexd exited; stderr:\n${stderr}`))) : undefined));
+      void exited.then(() =>
+        waiters.has(check) ? (waiters.delete(check), clearTimeout(timer), reject(new Error(`zodexd exited; stderr:\n${stderr}`))) : undefined,
+      );
       check();
     });
   const removeScratch = () => scratch && fs.rmSync(scratch, { recursive: true, force: true });
@@ -100,7 +109,11 @@ export async function startOAuthServer(args: string[] = [], options: { stateDir?
 }
 
 // Runs `body` against a fresh zodexd --oauth, stopped afterwards whatever happens.
-export async function withOAuth(args: string[], body: (srv: OAuthServer) => Promise<void>, options: Parameters<typeof startOAuthServer>[1] = {}): Promise<void> {
+export async function withOAuth(
+  args: string[],
+  body: (srv: OAuthServer) => Promise<void>,
+  options: Parameters<typeof startOAuthServer>[1] = {},
+): Promise<void> {
   const srv = await startOAuthServer(args, options);
   try {
     await body(srv);
@@ -110,7 +123,8 @@ export async function withOAuth(args: string[], body: (srv: OAuthServer) => Prom
 }
 
 // `zodex oauth ARGS` on the server's state dir (the operator's side: pair, clients, revoke).
-export const oauthCli = (srv: OAuthServer, ...args: string[]) => promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'oauth', ...args, '--state-dir', srv.stateDir]);
+export const oauthCli = (srv: OAuthServer, ...args: string[]) =>
+  promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'oauth', ...args, '--state-dir', srv.stateDir]);
 
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -120,7 +134,11 @@ export function pkce(): { verifier: string; challenge: string } {
 export const json = (response: RawResponse): Record<string, unknown> => JSON.parse(response.body) as Record<string, unknown>;
 
 export async function register(srv: OAuthServer, redirectUris: string[] = [REDIRECT], name = 'scripted client'): Promise<string> {
-  const response = await srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }) });
+  const response = await srv.request('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }),
+  });
   if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${response.body}`);
   return json(response).client_id as string;
 }
@@ -131,14 +149,26 @@ export interface Opened {
   requestId: string | undefined;
 }
 
-export async function openAuthorization(srv: OAuthServer, params: Record<string, string>, options: Parameters<OAuthServer['request']>[1] = {}): Promise<Opened> {
+export async function openAuthorization(
+  srv: OAuthServer,
+  params: Record<string, string>,
+  options: Parameters<OAuthServer['request']>[1] = {},
+): Promise<Opened> {
   const response = await srv.request(`/oauth/authorize?${new URLSearchParams(params)}`, options);
   const meta = (name: string) => new RegExp(`<meta name="${name}" content="([^"]+)">`).exec(response.body)?.[1];
   return { response, csrf: meta('zodex-approval'), requestId: meta('zodex-request') };
 }
 
 export function authorizationParams(clientId: string, challenge: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', ...extra };
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-1',
+    ...extra,
+  };
 }
 
 // What the approval page's script sends; `headers` overrides (CSRF tests).
@@ -151,12 +181,20 @@ export function decide(srv: OAuthServer, opened: Opened, body: Record<string, un
 }
 
 export async function tokenRequest(srv: OAuthServer, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await srv.request('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const response = await srv.request('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
   return { status: response.status, body: json(response) };
 }
 
 // A whole approval, as the operator would give it: register, open, type the printed code.
-export async function approvedCode(srv: OAuthServer, index: number, clientId?: string): Promise<{ clientId: string; verifier: string; code: string; redirect: URL }> {
+export async function approvedCode(
+  srv: OAuthServer,
+  index: number,
+  clientId?: string,
+): Promise<{ clientId: string; verifier: string; code: string; redirect: URL }> {
   const id = clientId ?? (await register(srv));
   const { verifier, challenge } = pkce();
   const opened = await openAuthorization(srv, authorizationParams(id, challenge, { resource: srv.mcpUrl }));
@@ -168,7 +206,14 @@ export async function approvedCode(srv: OAuthServer, index: number, clientId?: s
 
 export async function grantTokens(srv: OAuthServer, index: number): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
   const { clientId, verifier, code } = await approvedCode(srv, index);
-  const answer = await tokenRequest(srv, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: srv.mcpUrl });
+  const answer = await tokenRequest(srv, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    resource: srv.mcpUrl,
+  });
   if (answer.status !== 200) throw new Error(`token: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { clientId, accessToken: answer.body.access_token as string, refreshToken: answer.body.refresh_token as string };
 }
@@ -185,7 +230,13 @@ export async function modernStatus(srv: OAuthServer, token?: string): Promise<Ra
     jsonrpc: '2.0',
     id: 1,
     method: 'server/discover',
-    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   };
   const headers = { ...MCP_HEADERS, ...modernHeaders(discover), ...(token ? { authorization: `Bearer ${token}` } : {}) };
   return srv.request('/mcp', { method: 'POST', headers, body: JSON.stringify(discover) });

@@ -11,7 +11,10 @@ export interface RawResponse {
 
 // `socketPath`: send it over that Unix socket instead (the URL still gives path and Host);
 // `localAddress`: send it from that address (127.0.0.2 …: another source on loopback).
-export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; socketPath?: string; localAddress?: string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; socketPath?: string; localAddress?: string } = {},
+): Promise<RawResponse> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(

@@ -20,7 +20,12 @@ const MARK: Record<Cell, string> = { pass: 'PASS', fail: 'FAIL', skipped: 'SKIP'
 const REASON_MAX = 300;
 
 // eslint-disable-next-line no-control-regex
-const linesOf = (text: string): string[] => text.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((part) => part.trim()).filter(Boolean);
+const linesOf = (text: string): string[] =>
+  text
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((part) => part.trim())
+    .filter(Boolean);
 const bounded = (line: string): string => (line.length > REASON_MAX ? `${line.slice(0, REASON_MAX)}… (${line.length - REASON_MAX} more characters)` : line);
 
 // One line of a message, as a reader of the table needs it: no colour codes, bounded.
@@ -89,7 +94,9 @@ export default class TableReporter implements Reporter {
       const reasons: Record<string, string> = {};
       for (const target of this.targets) {
         const why = notApplicable(id as RequirementId, target);
-        const unrun: Outcome = this.filtered ? { cell: 'n/a', reason: 'not selected by this run\'s filter (--grep, a file)' } : { cell: 'missing', reason: 'no test ran for it' };
+        const unrun: Outcome = this.filtered
+          ? { cell: 'n/a', reason: "not selected by this run's filter (--grep, a file)" }
+          : { cell: 'missing', reason: 'no test ran for it' };
         const outcome = this.outcomes.get(`${id}\t${target}`) ?? (why === undefined ? unrun : { cell: 'n/a' as const, reason: why });
         if (outcome.cell === 'missing') missing++;
         results[target] = outcome.cell;
@@ -100,9 +107,15 @@ export default class TableReporter implements Reporter {
     const dir = path.resolve(process.cwd(), this.outputDir);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'requirements.json'), JSON.stringify({ targets: this.targets, status: result.status, rows }, null, 2) + '\n');
-    const cellText = (row: (typeof rows)[number], target: string) => `${row.results[target]}${row.reasons[target] ? `: ${row.reasons[target]!.replace(/\|/g, '\\|')}` : ''}`;
+    const cellText = (row: (typeof rows)[number], target: string) =>
+      `${row.results[target]}${row.reasons[target] ? `: ${row.reasons[target]!.replace(/\|/g, '\\|')}` : ''}`;
     const header = `| requirement | profile | source | ${this.targets.join(' | ')} | spec sentence |\n|---|---|---|${this.targets.map(() => '---|').join('')}---|\n`;
-    const body = rows.map((row) => `| ${row.id} | ${row.profile} | ${row.source} | ${this.targets.map((t) => cellText(row, t)).join(' | ')} | ${row.quote.replace(/\|/g, '\\|')} |`).join('\n');
+    const body = rows
+      .map(
+        (row) =>
+          `| ${row.id} | ${row.profile} | ${row.source} | ${this.targets.map((t) => cellText(row, t)).join(' | ')} | ${row.quote.replace(/\|/g, '\\|')} |`,
+      )
+      .join('\n');
     fs.writeFileSync(path.join(dir, 'requirements.md'), `# Conformance: requirements x targets\n\n${header}${body}\n`);
 
     for (const error of this.loadErrors) process.stdout.write(`error: ${error}\n`);
@@ -125,14 +138,18 @@ export default class TableReporter implements Reporter {
       const totals = PROFILES.map((profile) => {
         const counts: Partial<Record<Cell, number>> = {};
         for (const row of rows.filter((candidate) => candidate.profile === profile)) counts[row.results[target]!] = (counts[row.results[target]!] ?? 0) + 1;
-        const words = (['pass', 'fail', 'skipped', 'missing', 'n/a'] as const).filter((cell) => counts[cell]).map((cell) => `${counts[cell]} ${cell === 'pass' ? 'passed' : cell === 'fail' ? 'failed' : cell}`);
+        const words = (['pass', 'fail', 'skipped', 'missing', 'n/a'] as const)
+          .filter((cell) => counts[cell])
+          .map((cell) => `${counts[cell]} ${cell === 'pass' ? 'passed' : cell === 'fail' ? 'failed' : cell}`);
         return `${profile} ${words.join(', ')}`;
       });
       process.stdout.write(`${target}: ${totals.join('; ')}\n`);
     }
     const skipped = rows.flatMap((row) => Object.values(row.results)).filter((cell) => cell === 'skipped').length;
     if (skipped) {
-      process.stdout.write(`\n*** ${skipped} requirement/target pairs were SKIPPED (see ${path.join(dir, 'requirements.md')}); ZODEX_NO_SKIP=1 makes a skip a failure ***\n`);
+      process.stdout.write(
+        `\n*** ${skipped} requirement/target pairs were SKIPPED (see ${path.join(dir, 'requirements.md')}); ZODEX_NO_SKIP=1 makes a skip a failure ***\n`,
+      );
       if (process.env.ZODEX_NO_SKIP && result.status === 'passed') return { status: 'failed' };
     }
     if (missing > 0 && !this.filtered && result.status === 'passed') {

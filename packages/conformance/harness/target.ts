@@ -106,7 +106,11 @@ export async function startHttpServer(args: string[] = [], env: Record<string, s
 }
 
 // Runs `body` against a zodexd of its own (started with `args`), stopped afterwards.
-export async function withServer<T>(args: string[], body: (server: ManagedServer & { url: string }) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+export async function withServer<T>(
+  args: string[],
+  body: (server: ManagedServer & { url: string }) => Promise<T>,
+  env: Record<string, string> = {},
+): Promise<T> {
   const server = await startHttpServer(args, env);
   try {
     return await body(server);
@@ -131,7 +135,13 @@ function stdioTarget(name: TargetName, command: string[] | undefined, protocol: 
     transport: 'stdio',
     async connect(options = {}) {
       const [file, ...args] = command ?? [process.execPath, ZODEXD, ...(options.args ?? [])];
-      const transport = new StdioClientTransport({ command: file!, args, env: { ...(process.env as Record<string, string>), ...options.env }, stderr: 'pipe', ...(command === undefined && options.cwd ? { cwd: options.cwd } : {}) });
+      const transport = new StdioClientTransport({
+        command: file!,
+        args,
+        env: { ...(process.env as Record<string, string>), ...options.env },
+        stderr: 'pipe',
+        ...(command === undefined && options.cwd ? { cwd: options.cwd } : {}),
+      });
       let stderr = '';
       transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const client = newClient();
@@ -162,8 +172,15 @@ export function httpHeaders(headers: string[]): Record<string, string> {
   return result;
 }
 
-export async function connectHttp(url: string, headers: Record<string, string> = {}, protocol: Protocol = 'legacy'): Promise<{ client: Client; transport: Transport }> {
-  const transport = protocol === 'modern' ? new ModernClientTransport(new ModernHttpPipe(url, headers)) : new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+export async function connectHttp(
+  url: string,
+  headers: Record<string, string> = {},
+  protocol: Protocol = 'legacy',
+): Promise<{ client: Client; transport: Transport }> {
+  const transport =
+    protocol === 'modern'
+      ? new ModernClientTransport(new ModernHttpPipe(url, headers))
+      : new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = newClient();
   await client.connect(transport);
   return { client, transport };
@@ -212,10 +229,14 @@ export function resolveTarget(name: TargetName, protocol: Protocol = 'legacy'): 
     case 'container':
       return httpTarget(name, { url: requiredEnv('ZODEX_CONFORMANCE_URL'), headers }, protocol);
     case 'sandbox': // zodexd in a container, started by the global setup
-      return httpTarget(name, {
-        url: requiredEnv('ZODEX_SANDBOX_URL'),
-        headers: httpHeaders((process.env.ZODEX_SANDBOX_HEADERS ?? '').split('\n').filter(Boolean)),
-      }, protocol);
+      return httpTarget(
+        name,
+        {
+          url: requiredEnv('ZODEX_SANDBOX_URL'),
+          headers: httpHeaders((process.env.ZODEX_SANDBOX_HEADERS ?? '').split('\n').filter(Boolean)),
+        },
+        protocol,
+      );
   }
 }
 

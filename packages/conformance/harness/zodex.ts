@@ -81,7 +81,11 @@ export class Zodex {
   }
 
   // A call that must succeed with a structured exec result; checks the text block mirrors it.
-  async execResult(name: 'exec_command' | 'write_stdin', args: Record<string, unknown>, options?: { timeout?: number; onprogress?: (p: unknown) => void }): Promise<ExecResult> {
+  async execResult(
+    name: 'exec_command' | 'write_stdin',
+    args: Record<string, unknown>,
+    options?: { timeout?: number; onprogress?: (p: unknown) => void },
+  ): Promise<ExecResult> {
     const result = await this.call(name, args, options);
     expect(result.isError, `${name} failed: ${textOf(result)}`).toBeFalsy();
     const structured = result.structuredContent as unknown as ExecResult;
@@ -96,11 +100,17 @@ export class Zodex {
     return structured;
   }
 
-  exec(args: { cmd: string; workdir?: string; yield_time_ms?: number; timeout_ms?: number }, options?: { timeout?: number; onprogress?: (p: unknown) => void }): Promise<ExecResult> {
+  exec(
+    args: { cmd: string; workdir?: string; yield_time_ms?: number; timeout_ms?: number },
+    options?: { timeout?: number; onprogress?: (p: unknown) => void },
+  ): Promise<ExecResult> {
     return this.execResult('exec_command', args, options);
   }
 
-  write(args: { session_handle: string; chars?: string; yield_time_ms?: number; kill_process?: boolean; since_offset?: number }, options?: { timeout?: number; onprogress?: (p: unknown) => void }): Promise<ExecResult> {
+  write(
+    args: { session_handle: string; chars?: string; yield_time_ms?: number; kill_process?: boolean; since_offset?: number },
+    options?: { timeout?: number; onprogress?: (p: unknown) => void },
+  ): Promise<ExecResult> {
     return this.execResult('write_stdin', args, options);
   }
 
@@ -133,7 +143,11 @@ export class Zodex {
   // removed when the test ends. Its path as the server's `pwd -P` sees it, so results compare.
   async scratch(): Promise<string> {
     const parent = WORKSPACE === undefined ? '"${TMPDIR:-/tmp}"' : `'${WORKSPACE}'`;
-    const made = await this.call('exec_command', { cmd: `cd "$(mktemp -d ${parent}/zodex-conformance.XXXXXX)" && pwd -P`, workdir: this.root, yield_time_ms: 30_000 });
+    const made = await this.call('exec_command', {
+      cmd: `cd "$(mktemp -d ${parent}/zodex-conformance.XXXXXX)" && pwd -P`,
+      workdir: this.root,
+      yield_time_ms: 30_000,
+    });
     const dir = made.isError ? '' : ((made.structuredContent as { output?: string } | undefined)?.output ?? '').trim();
     expect(dir, `could not make a scratch folder under ${WORKSPACE ?? '$TMPDIR'} on the server: ${textOf(made).slice(0, 500)}`).toMatch(/^\/[^\n]*$/);
     this.scratchDirs.push(dir);

@@ -25,7 +25,11 @@ async function tryRoutes(zodex: (options?: { args?: string[]; env?: Record<strin
       modes.map(async (mode) => {
         const governed = mode !== 'direct';
         const z = await zodex({ args: ['--write-mode', mode, ...(governed ? ['--git-read-credentials', world.readCredentials] : [])], env: world.env(mode) });
-        const { output } = await z.finish(await z.exec({ cmd: world.routeScript(mode), workdir: world.root, yield_time_ms: 60_000 }, { timeout: 90_000 }), 10_000, 120_000);
+        const { output } = await z.finish(
+          await z.exec({ cmd: world.routeScript(mode), workdir: world.root, yield_time_ms: 60_000 }, { timeout: 90_000 }),
+          10_000,
+          120_000,
+        );
         outputs.set(mode, output);
       }),
     );
@@ -81,19 +85,30 @@ requirement('bounds.default-mode', async ({ zodex }) => {
 });
 
 requirement('bounds.own-code', async ({ zodex }) => {
-  test.skip(process.getuid?.() !== 0, 'root only: a normal user cannot write /etc or /usr anyway (spec/features/bounds/routes-user.test.ts checks the private folder)');
+  test.skip(
+    process.getuid?.() !== 0,
+    'root only: a normal user cannot write /etc or /usr anyway (spec/features/bounds/routes-user.test.ts checks the private folder)',
+  );
   const z = await zodex({});
   await z.sh('true'); // the standby pool and its zygote are up
-  const zygote = execFileSync('pgrep', ['-P', String(z.server.pid), '-f', '--', '--zygote'], { encoding: 'utf8' }).trim().split('\n')[0]!;
+  const zygote = execFileSync('pgrep', ['-P', String(z.server.pid), '-f', '--', '--zygote'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')[0]!;
   const helper = fs.readlinkSync(`/proc/${zygote}/exe`);
   expect(helper).toMatch(/\/zodex-bounds-\d+-[^/]+\/zodex-spawn$/);
   const before = fs.readFileSync(helper);
-  const attempt = await z.exec({ cmd: `echo x >> '${helper}'; echo y > /etc/ld.so.preload; touch /usr/bin/zodex-probe; echo "entries: $(ls -A '${path.dirname(helper)}' | wc -l)"`, workdir: '/tmp' });
+  const attempt = await z.exec({
+    cmd: `echo x >> '${helper}'; echo y > /etc/ld.so.preload; touch /usr/bin/zodex-probe; echo "entries: $(ls -A '${path.dirname(helper)}' | wc -l)"`,
+    workdir: '/tmp',
+  });
   expect(attempt.output.match(/Read-only file system/g)).toHaveLength(3);
   expect(attempt.output).toMatch(/^entries: 0$/m);
   expect(fs.readFileSync(helper).equals(before)).toBe(true);
   expect(fs.existsSync('/etc/ld.so.preload') && fs.readFileSync('/etc/ld.so.preload', 'utf8').includes('y')).toBe(false);
-  const next = await z.exec({ cmd: `cat /proc/${z.server.pid}/environ >/dev/null 2>&1 && echo readable || echo refused; grep CapEff /proc/self/status`, workdir: '/tmp' });
+  const next = await z.exec({
+    cmd: `cat /proc/${z.server.pid}/environ >/dev/null 2>&1 && echo readable || echo refused; grep CapEff /proc/self/status`,
+    workdir: '/tmp',
+  });
   expect(next.output).toMatch(/^refused\nCapEff:\s+0+\n$/);
 });
 
@@ -141,7 +156,10 @@ requirement('bounds.sandbox-workspace-write', async ({ zodex }) => {
     for (const dir of [work!, extra!]) fs.mkdirSync(dir);
     fs.symlinkSync(outside, path.join(work!, 'link-out'));
     const z = await zodex({ args: ['--sandbox', 'workspace-write', '--writable-root', extra!] });
-    const ok = await z.exec({ cmd: `echo a > in-work && echo b > ${extra}/in-extra && echo c > /tmp/zodex-private-tmp-probe && cat /tmp/zodex-private-tmp-probe`, workdir: work! });
+    const ok = await z.exec({
+      cmd: `echo a > in-work && echo b > ${extra}/in-extra && echo c > /tmp/zodex-private-tmp-probe && cat /tmp/zodex-private-tmp-probe`,
+      workdir: work!,
+    });
     expect(ok.exit_code, ok.output).toBe(0);
     expect(ok.sandbox_refused).toBeUndefined();
     expect(fs.readFileSync(path.join(work!, 'in-work'), 'utf8')).toBe('a\n');
@@ -152,7 +170,16 @@ requirement('bounds.sandbox-workspace-write', async ({ zodex }) => {
     expect(refused.sandbox_refused).toMatch(/^the sandbox \(workspace-write\) refused a write/);
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.existsSync(path.join(os.homedir(), 'zodex-sandbox-probe'))).toBe(false);
-    const patch = ['*** Begin Patch', '*** Add File: kept.txt', '+kept', `*** Add File: ${outside}/out.txt`, '+no', '*** Add File: link-out/through-link.txt', '+no', '*** End Patch'].join('\n');
+    const patch = [
+      '*** Begin Patch',
+      '*** Add File: kept.txt',
+      '+kept',
+      `*** Add File: ${outside}/out.txt`,
+      '+no',
+      '*** Add File: link-out/through-link.txt',
+      '+no',
+      '*** End Patch',
+    ].join('\n');
     const result = await z.patch(work!, patch);
     expect(result.isError).toBe(true);
     expect(textOf(result).match(/\[SANDBOX_WRITE_DENIED\]/g)).toHaveLength(2);

@@ -26,7 +26,11 @@ const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp 
   { args: ['--max-exec-timeout-ms', 'soon'], mentions: /--max-exec-timeout-ms "soon".*whole number/ },
   { args: ['--no-such-flag'], mentions: /no-such-flag/ },
   { args: [], env: { ZODEX_TRANSPORT: 'ftp' }, mentions: /ZODEX_TRANSPORT="ftp" is not one of stdio, http; write e.g. ZODEX_TRANSPORT=stdio/ },
-  { args: ['--transport', 'http'], env: { ZODEX_LISTEN: '0.0.0.0:7391' }, mentions: /ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*ZODEX_LISTEN=127\.0\.0\.1:7391/ },
+  {
+    args: ['--transport', 'http'],
+    env: { ZODEX_LISTEN: '0.0.0.0:7391' },
+    mentions: /ZODEX_LISTEN=0\.0\.0\.0:7391 is a wildcard bind.*ZODEX_LISTEN=127\.0\.0\.1:7391/,
+  },
   { args: ['--config', MISSPELT_CONFIG], mentions: /unknown key "contxt" \(did you mean "context"\?\)/ },
 ];
 
@@ -47,7 +51,11 @@ requirement('cli.terminal-hint', async ({}, testInfo) => {
   const out = testInfo.outputPath('stdout.txt');
   const err = testInfo.outputPath('stderr.txt');
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  const term = pty.spawn('/bin/sh', ['-c', `exec "$0" "$1" >"$2" 2>"$3"`, process.execPath, ZODEXD, out, err], { cols: 200, rows: 50, env: process.env as Record<string, string> });
+  const term = pty.spawn('/bin/sh', ['-c', `exec "$0" "$1" >"$2" 2>"$3"`, process.execPath, ZODEXD, out, err], {
+    cols: 200,
+    rows: 50,
+    env: process.env as Record<string, string>,
+  });
   const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
   await expect.poll(() => (fs.existsSync(err) ? fs.readFileSync(err, 'utf8') : ''), { timeout: 20_000 }).toContain('--transport http');
   term.write('\u0004'); // Ctrl-D: stdin ends, zodexd exits
@@ -71,7 +79,9 @@ requirement('cli.npm-start-protocol-only', async () => {
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+  );
   await expect.poll(() => stdout.includes('"id":1'), { timeout: 30_000, message: `stderr: ${stderr}` }).toBe(true);
   child.stdin.end();
   expect(await exited).toBe(0);

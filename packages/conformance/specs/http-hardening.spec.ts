@@ -12,7 +12,11 @@ import { connectHttp, withServer } from '../harness/target.js';
 async function rawSession(url: string): Promise<string> {
   const init = await initialize(url);
   const id = String(init.headers['mcp-session-id']);
-  await rawRequest(url, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await rawRequest(url, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-session-id': id },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   return id;
 }
 
@@ -45,10 +49,21 @@ function slowRequest(url: string, head: string, drip: string, everyMs: number, g
 requirement('http.drop-cancels', async () => {
   await withServer(['--max-sessions', '5'], async (server) => {
     const session = await rawSession(server.url);
-    const call = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'sleep 600', workdir: '/', yield_time_ms: 120_000 } } });
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'exec_command', arguments: { cmd: 'sleep 600', workdir: '/', yield_time_ms: 120_000 } },
+    });
     for (let i = 0; i < 5; i++) {
       const target = new URL(server.url);
-      const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': session } });
+      const req = http.request({
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-session-id': session },
+      });
       req.on('error', () => {});
       req.end(call.replace('"id":9', `"id":${100 + i}`));
       await new Promise((resolve) => setTimeout(resolve, 800));
@@ -58,10 +73,13 @@ requirement('http.drop-cancels', async () => {
     try {
       // Each dropped call's command was killed and its slot freed: a new command can start.
       await expect
-        .poll(async () => {
-          const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo started', workdir: '/' } });
-          return result.isError ? JSON.stringify(result.content).slice(0, 200) : structuredOf<{ output: string }>(result).output;
-        }, { timeout: 15_000 })
+        .poll(
+          async () => {
+            const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo started', workdir: '/' } });
+            return result.isError ? JSON.stringify(result.content).slice(0, 200) : structuredOf<{ output: string }>(result).output;
+          },
+          { timeout: 15_000 },
+        )
         .toBe('started\n');
       expect(server.stderr()).toMatch(/closed before its answer; cancelling it/);
     } finally {
@@ -99,7 +117,9 @@ requirement('http.conversation-cap', async () => {
     const handles: string[] = [];
     for (let i = 0; i < 3; i++) {
       const { client } = await connectHttp(server.url);
-      const started = structuredOf<{ status: string; session_handle: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }));
+      const started = structuredOf<{ status: string; session_handle: string }>(
+        await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }),
+      );
       expect(started.status).toBe('running');
       clients.push(client);
       handles.push(started.session_handle);
@@ -119,7 +139,12 @@ requirement('http.conversation-cap', async () => {
     // Idle conversations (no call, no command) are evicted oldest first.
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await rawSession(server.url));
-    const ping = (id: string) => rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const ping = (id: string) =>
+      rawRequest(server.url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-session-id': id },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
     await ping(ids[0]!); // the first is now more recent than the second
     const fourth = await rawSession(server.url);
     expect((await ping(fourth)).status).toBe(200);

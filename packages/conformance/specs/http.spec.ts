@@ -34,7 +34,11 @@ requirement('http.path-404', async ({ zodex }) => {
   const base = new URL(url);
   for (const pathname of ['/', '/mcp/x', '/MCP', '/sse', '/mcp2']) {
     for (const method of ['GET', 'POST']) {
-      const response = await rawRequest(new URL(pathname, base).toString(), { method, headers: { ...MCP_HEADERS, ...headers }, body: method === 'POST' ? INITIALIZE() : undefined });
+      const response = await rawRequest(new URL(pathname, base).toString(), {
+        method,
+        headers: { ...MCP_HEADERS, ...headers },
+        body: method === 'POST' ? INITIALIZE() : undefined,
+      });
       expect(response.status, `${method} ${pathname}`).toBe(404);
     }
   }
@@ -66,8 +70,18 @@ requirement('http.host-foreign', async () => {
   await withServer([], async (server) => {
     const base = new URL(server.url);
     for (const host of ['evil.example', 'evil.example:80', '10.0.0.1', 'host.docker.internal', '127.0.0.1.nip.io', '']) {
-      for (const [method, pathname] of [['POST', '/mcp'], ['GET', '/mcp'], ['DELETE', '/mcp'], ['GET', '/'], ['OPTIONS', '/anything']] as const) {
-        const response = await rawRequest(new URL(pathname, base).toString(), { method, headers: { ...MCP_HEADERS, host }, body: method === 'POST' ? INITIALIZE() : undefined });
+      for (const [method, pathname] of [
+        ['POST', '/mcp'],
+        ['GET', '/mcp'],
+        ['DELETE', '/mcp'],
+        ['GET', '/'],
+        ['OPTIONS', '/anything'],
+      ] as const) {
+        const response = await rawRequest(new URL(pathname, base).toString(), {
+          method,
+          headers: { ...MCP_HEADERS, host },
+          body: method === 'POST' ? INITIALIZE() : undefined,
+        });
         expect(response.status, `${method} ${pathname} Host: ${host}`).toBe(403);
         expect(response.body).toMatch(/^Forbidden: invalid Host header/);
         expect(response.body).toContain('--allow-host');
@@ -88,10 +102,14 @@ requirement('http.allow-host', async () => {
     }
   });
   // the environment fallback, as a comma list
-  await withServer([], async (server) => {
-    expect((await initialize(...withHost(server.url, 'b.example'))).status).toBe(200);
-    expect((await initialize(...withHost(server.url, 'c.example'))).status).toBe(403);
-  }, { ZODEX_ALLOW_HOST: 'a.example,b.example' });
+  await withServer(
+    [],
+    async (server) => {
+      expect((await initialize(...withHost(server.url, 'b.example'))).status).toBe(200);
+      expect((await initialize(...withHost(server.url, 'c.example'))).status).toBe(403);
+    },
+    { ZODEX_ALLOW_HOST: 'a.example,b.example' },
+  );
 });
 
 function nonLoopbackAddress(): string | undefined {
@@ -108,14 +126,18 @@ requirement('http.non-loopback-bind', async () => {
   const refused = await runZodexd(['--transport', 'http', '--listen', `${address}:0`], { ZODEX_AUTH_TOKEN: '' });
   expect(refused.code).toBe(2);
   expect(refused.stderr).toMatch(/token is required/);
-  await withServer(['--listen', `${address}:0`], async (server) => {
-    expect(server.stderr()).toMatch(/warning: listening on non-loopback/);
-    expect(server.stderr()).not.toContain(TOKEN);
-    // no Host rule: any Host is served once the token is right
-    const response = await initialize(server.url, { host: 'anything.example', authorization: `Bearer ${TOKEN}` });
-    expect(response.status).toBe(200);
-    expect((await initialize(server.url, { host: 'anything.example' })).status).toBe(401);
-  }, { ZODEX_AUTH_TOKEN: TOKEN });
+  await withServer(
+    ['--listen', `${address}:0`],
+    async (server) => {
+      expect(server.stderr()).toMatch(/warning: listening on non-loopback/);
+      expect(server.stderr()).not.toContain(TOKEN);
+      // no Host rule: any Host is served once the token is right
+      const response = await initialize(server.url, { host: 'anything.example', authorization: `Bearer ${TOKEN}` });
+      expect(response.status).toBe(200);
+      expect((await initialize(server.url, { host: 'anything.example' })).status).toBe(401);
+    },
+    { ZODEX_AUTH_TOKEN: TOKEN },
+  );
   await withServer(['--listen', `${address}:0`, '--insecure-no-auth'], async (server) => {
     expect(server.stderr()).toMatch(/WARNING: --insecure-no-auth/);
     expect((await initialize(server.url, { host: 'anything.example' })).status).toBe(200);
@@ -141,22 +163,29 @@ requirement('http.token', async () => {
   const file = path.join(dir, 'token');
   fs.writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
   try {
-    for (const [args, env] of [[['--auth-token-file', file], {}], [[], { ZODEX_AUTH_TOKEN: TOKEN }]] as const) {
-      await withServer([...args], async (server) => {
-        for (const authorization of [undefined, 'Bearer wrong-token-wrong-token', `Basic ${TOKEN}`, `Bearer ${TOKEN}x`, 'Bearer']) {
-          const response = await initialize(server.url, authorization ? { authorization } : {});
-          expect(response.status, String(authorization)).toBe(401);
-          expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
-          expect(response.body).not.toContain(TOKEN);
-        }
-        expect((await initialize(server.url, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
-        // a real client with the token runs a command
-        const { client } = await connectHttp(server.url, { authorization: `Bearer ${TOKEN}` });
-        const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo authorized', workdir: '/' } });
-        expect((result.structuredContent as { output: string }).output).toBe('authorized\n');
-        await client.close();
-        expect(server.stderr()).not.toContain(TOKEN);
-      }, { ...env });
+    for (const [args, env] of [
+      [['--auth-token-file', file], {}],
+      [[], { ZODEX_AUTH_TOKEN: TOKEN }],
+    ] as const) {
+      await withServer(
+        [...args],
+        async (server) => {
+          for (const authorization of [undefined, 'Bearer wrong-token-wrong-token', `Basic ${TOKEN}`, `Bearer ${TOKEN}x`, 'Bearer']) {
+            const response = await initialize(server.url, authorization ? { authorization } : {});
+            expect(response.status, String(authorization)).toBe(401);
+            expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+            expect(response.body).not.toContain(TOKEN);
+          }
+          expect((await initialize(server.url, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+          // a real client with the token runs a command
+          const { client } = await connectHttp(server.url, { authorization: `Bearer ${TOKEN}` });
+          const result = await client.callTool({ name: 'exec_command', arguments: { cmd: 'echo authorized', workdir: '/' } });
+          expect((result.structuredContent as { output: string }).output).toBe('authorized\n');
+          await client.close();
+          expect(server.stderr()).not.toContain(TOKEN);
+        },
+        { ...env },
+      );
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -204,7 +233,9 @@ requirement('http.delete-kills', async ({ zodex }) => {
   const { url, headers } = z.endpoint;
   const dir = await z.scratch();
   const { client, transport } = await connectHttp(url, headers);
-  const started = structuredOf<{ status: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: `sleep 300 & echo $! > '${dir}/pid'; wait`, workdir: dir, yield_time_ms: 800 } }));
+  const started = structuredOf<{ status: string }>(
+    await client.callTool({ name: 'exec_command', arguments: { cmd: `sleep 300 & echo $! > '${dir}/pid'; wait`, workdir: dir, yield_time_ms: 800 } }),
+  );
   expect(started.status).toBe('running');
   const pid = (await z.sh(`cat '${dir}/pid'`)).trim();
   expect(await z.sh(`kill -0 ${pid} && echo alive`)).toBe('alive\n');

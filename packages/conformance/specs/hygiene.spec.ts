@@ -93,7 +93,7 @@ requirement('hygiene.cmd-any-bytes', async ({ zodex }) => {
   const z = await zodex();
   // Every byte but NUL, in the words that once ended the command or started its environment,
   // reaches the shell as sent: the command prints its own argument in hex.
-  const samples = ['a\u0001\u0002\u007f b', '\n\r\t\u001b]6972;x;x0\u0007', 'é ü 日本 \u{1F600}', "it's \"quoted\" \\ $HOME `id`", ''];
+  const samples = ['a\u0001\u0002\u007f b', '\n\r\t\u001b]6972;x;x0\u0007', 'é ü 日本 \u{1F600}', 'it\'s "quoted" \\ $HOME `id`', ''];
   for (let code = 1; code < 256; code += 17) samples.push(String.fromCharCode(code, code + 1, code + 2));
   for (const sample of samples) {
     const quoted = `'${sample.replace(/'/g, `'\\''`)}'`;

@@ -30,7 +30,12 @@ requirement('inputs.bounded-quotes', async ({ zodex }) => {
   const relative = await refused(z, 'apply_patch', { workdir: workdir.slice(1), patch: addFile('a') }, 'WORKDIR_NOT_ABSOLUTE');
   expect(relative.length).toBeLessThan(1_024);
   // a patch line of 1 MB in a parse error is quoted the same way
-  const parse = await refused(z, 'apply_patch', { workdir: z.root, patch: `*** Begin Patch\n*** Frobnicate ${'p'.repeat(1_000_000)}\n*** End Patch\n` }, 'PATCH_PARSE');
+  const parse = await refused(
+    z,
+    'apply_patch',
+    { workdir: z.root, patch: `*** Begin Patch\n*** Frobnicate ${'p'.repeat(1_000_000)}\n*** End Patch\n` },
+    'PATCH_PARSE',
+  );
   expect(parse.length).toBeLessThan(1_024);
   expect(parse).toMatch(/… and [\d,]+ more characters/);
 });

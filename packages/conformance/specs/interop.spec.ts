@@ -26,8 +26,19 @@ requirement('interop.inspector-cli', async () => {
     ];
     for (const [name, target] of targets) {
       const listed = (await inspector(target, ['--method', 'tools/list'])) as { tools: { name: string }[] };
-      expect(listed.tools.map((tool) => tool.name), name).toEqual(expect.arrayContaining(['exec_command', 'write_stdin', 'apply_patch']));
-      const called = (await inspector(target, ['--method', 'tools/call', '--tool-name', 'exec_command', '--tool-arg', 'cmd=echo from-inspector', 'workdir=/'])) as {
+      expect(
+        listed.tools.map((tool) => tool.name),
+        name,
+      ).toEqual(expect.arrayContaining(['exec_command', 'write_stdin', 'apply_patch']));
+      const called = (await inspector(target, [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'exec_command',
+        '--tool-arg',
+        'cmd=echo from-inspector',
+        'workdir=/',
+      ])) as {
         structuredContent: { output: string; exit_code: number };
       };
       expect(called.structuredContent, name).toMatchObject({ output: 'from-inspector\n', exit_code: 0 });

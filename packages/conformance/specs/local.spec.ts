@@ -76,7 +76,8 @@ requirement('agent.meta-2025', async ({ zodex }) => {
   // Codex's threadId): each conversation is its own agent; a call naming none is the session's.
   const z = await zodex();
   const as = async (meta: Record<string, unknown> | undefined, label: string) =>
-    structuredOf<{ agent_id: string }>(await z.client.callTool({ name: 'set_agent_alias', arguments: { alias: label }, ...(meta ? { _meta: meta } : {}) })).agent_id;
+    structuredOf<{ agent_id: string }>(await z.client.callTool({ name: 'set_agent_alias', arguments: { alias: label }, ...(meta ? { _meta: meta } : {}) }))
+      .agent_id;
   const conv1 = await as({ 'openai/session': 'conv-1' }, 'first');
   const conv2 = await as({ 'openai/session': 'conv-2' }, 'second');
   const thread = await as({ threadId: 'thread-9' }, 'third');
@@ -84,13 +85,19 @@ requirement('agent.meta-2025', async ({ zodex }) => {
   expect(new Set([conv1, conv2, thread, session]).size).toBe(4);
   expect(await as({ 'openai/session': 'conv-1' }, 'first again')).toBe(conv1);
   // the command of a call runs as its agent (ZODEX_AGENT_ID) and still belongs to the session
-  const ran = await z.client.callTool({ name: 'exec_command', arguments: { cmd: 'echo "agent=$ZODEX_AGENT_ID"', workdir: '/' }, _meta: { threadId: 'thread-9' } });
+  const ran = await z.client.callTool({
+    name: 'exec_command',
+    arguments: { cmd: 'echo "agent=$ZODEX_AGENT_ID"', workdir: '/' },
+    _meta: { threadId: 'thread-9' },
+  });
   expect(structuredOf<{ output: string }>(ran).output).toContain(`agent=${thread}`);
   // another session naming the same conversation is the same agent (HTTP: a second session)
   if (z.target.name === 'stdio' || z.target.name === 'remote-stdio') return;
   const other = await connectHttp(z.endpoint.url, z.endpoint.headers);
   try {
-    const again = structuredOf<{ agent_id: string }>(await other.client.callTool({ name: 'set_agent_alias', arguments: { alias: 'elsewhere' }, _meta: { 'openai/session': 'conv-2' } }));
+    const again = structuredOf<{ agent_id: string }>(
+      await other.client.callTool({ name: 'set_agent_alias', arguments: { alias: 'elsewhere' }, _meta: { 'openai/session': 'conv-2' } }),
+    );
     expect(again.agent_id).toBe(conv2);
   } finally {
     await other.client.close();

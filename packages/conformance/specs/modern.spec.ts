@@ -34,10 +34,14 @@ async function wire(transport: 'stdio' | 'http', args: string[] = []): Promise<W
       open(message) {
         const from = raw.replies.length;
         void raw.send(message);
-        const mine = (reply: { id?: unknown; params?: Record<string, unknown> }) => reply.id === message.id || (reply.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'] === message.id;
+        const mine = (reply: { id?: unknown; params?: Record<string, unknown> }) =>
+          reply.id === message.id || (reply.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/subscriptionId'] === message.id;
         const messages: ModernReply[] = [];
         const timer = setInterval(() => messages.splice(0, messages.length, ...(raw.replies.slice(from).filter(mine) as ModernReply[])), 20);
-        return { messages, close: async () => (clearInterval(timer), raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: message.id } })) };
+        return {
+          messages,
+          close: async () => (clearInterval(timer), raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: message.id } })),
+        };
       },
       signal: (name) => raw.child.kill(name),
       stderr: () => raw.stderr,
@@ -66,7 +70,8 @@ async function withWire<T>(transport: 'stdio' | 'http', args: string[], body: (w
   }
 }
 
-const call = (id: number | string, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}) => modernRequest(id, 'tools/call', { name, arguments: args }, meta);
+const call = (id: number | string, name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}) =>
+  modernRequest(id, 'tools/call', { name, arguments: args }, meta);
 const structured = (reply: ModernReply) => reply.result?.structuredContent as Record<string, unknown>;
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'zodex', version: expect.any(String) } };
 
@@ -100,7 +105,11 @@ requirement('modern.stdio-era', async () => {
   const probe = new RawStdio();
   try {
     expect((await probe.request(1, 'server/discover', { _meta: envelope() })).result?.supportedVersions).toEqual(['2026-07-28']);
-    const init = await probe.request(2, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex-mcp-client', version: '0.171.0' } });
+    const init = await probe.request(2, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'codex-mcp-client', version: '0.171.0' },
+    });
     expect(init.result?.protocolVersion).toBe('2025-06-18');
     await probe.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(await probe.call(3, 'exec_command', { cmd: 'echo legacy', workdir: '/' })).toMatchObject({ output: 'legacy\n' });
@@ -122,7 +131,11 @@ requirement('modern.client-text-escaped', async ({ targetImpl }) => {
   await withWire(targetImpl.transport, [], async (w) => {
     const reply = await w.request(modernRequest(1, 'tools/list', {}, { 'io.modelcontextprotocol/clientInfo': { name, version: '1\u009b' } }));
     expect(reply.result?.resultType).toBe('complete');
-    await expect.poll(() => w.stderr()).toContain('request from "x\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\"\\u202e 1\\u009b" ("tools/list")');
+    await expect
+      .poll(() => w.stderr())
+      .toContain(
+        'request from "x\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\"\\u202e 1\\u009b" ("tools/list")',
+      );
     expect(w.stderr()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(w.stderr()).not.toMatch(/^zodexd: oauth: the operator approved/m);
   });
@@ -165,10 +178,18 @@ requirement('modern.lease-any-era', async () => {
   try {
     const opened = await initialize(server.url);
     const session = { 'mcp-session-id': String(opened.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
-    await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    await rawRequest(server.url, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...session },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
     let id = 100;
     const legacy = async (name: string, args: Record<string, unknown>) => {
-      const response = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }) });
+      const response = await rawRequest(server.url, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...session },
+        body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name, arguments: args } }),
+      });
       return structured(messagesOf(response).find((message) => message.result !== undefined)!);
     };
     const modern = async (name: string, args: Record<string, unknown>) => structured((await modernPost(server.url, call(id++, name, args))).reply!);
@@ -211,7 +232,10 @@ requirement('modern.header-ladder', async ({ zodex }) => {
     expect(response.reply?.error?.code, JSON.stringify(change)).toBe(-32020);
   }
   expect(await z.readFile(marker)).toBeUndefined();
-  const encoded = await modernPost(url, call(10, 'exec_command', { cmd: 'echo encoded', workdir: '/' }), { ...headers, 'mcp-name': `=?base64?${Buffer.from('exec_command').toString('base64')}?=` });
+  const encoded = await modernPost(url, call(10, 'exec_command', { cmd: 'echo encoded', workdir: '/' }), {
+    ...headers,
+    'mcp-name': `=?base64?${Buffer.from('exec_command').toString('base64')}?=`,
+  });
   expect(structured(encoded.reply!)).toMatchObject({ output: 'encoded\n' });
 });
 
@@ -260,7 +284,10 @@ requirement('modern.listen', async ({ targetImpl }) => {
     expect(listen.messages).toHaveLength(1);
     w.signal('SIGTERM');
     await expect.poll(() => listen.messages.length, { timeout: 10_000 }).toBe(2);
-    expect(listen.messages[1]).toMatchObject({ id: 'listen:0', result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen:0' } } });
+    expect(listen.messages[1]).toMatchObject({
+      id: 'listen:0',
+      result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen:0' } },
+    });
   });
 });
 
@@ -301,10 +328,13 @@ requirement('modern.stream-close-cancels', async ({ targetImpl }) => {
     await slow.close();
     // Its command was killed and its slot freed: a new command starts (--max-sessions 1).
     await expect
-      .poll(async () => {
-        const reply = await w.request(call(`next-${Date.now()}`, 'exec_command', { cmd: 'echo next', workdir: '/' }));
-        return structured(reply)?.output ?? JSON.stringify(reply.result?.content ?? reply.error).slice(0, 200);
-      }, { timeout: 15_000 })
+      .poll(
+        async () => {
+          const reply = await w.request(call(`next-${Date.now()}`, 'exec_command', { cmd: 'echo next', workdir: '/' }));
+          return structured(reply)?.output ?? JSON.stringify(reply.result?.content ?? reply.error).slice(0, 200);
+        },
+        { timeout: 15_000 },
+      )
       .toBe('next\n');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(slow.messages.filter((message) => message.id === 'slow')).toEqual([]);
@@ -331,24 +361,28 @@ requirement('modern.agent-id', async ({ targetImpl }) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-modern-agent-')));
   fs.writeFileSync(path.join(root, 'AGENTS.md'), 'GLOBAL-RULE: modern agents.\n');
   try {
-    await withWire(targetImpl.transport, ['--mode', 'local', '--codex-home', root, '--workdir-context', 'off', '--state-dir', path.join(root, 'state')], async (w) => {
-      const alias = async (id: string, meta: Record<string, unknown>) => structured(await w.request(call(id, 'set_agent_alias', { alias: id }, meta)));
-      const first = await w.request(call('a1', 'exec_command', { cmd: 'true', workdir: '/' }, { threadId: 'thread-A' }));
-      expect(structured(first).zodex_context).toContain('GLOBAL-RULE: modern agents.');
-      const again = await w.request(call('a2', 'exec_command', { cmd: 'true', workdir: '/' }, { threadId: 'thread-A' }));
-      expect(structured(again).zodex_context).toBeUndefined();
-      const a = await alias('a3', { threadId: 'thread-A' });
-      const b = await alias('b1', { threadId: 'thread-B' });
-      expect(a.agent_id).toMatch(/^[a-z0-9]{4}$/);
-      expect((await alias('a4', { threadId: 'thread-A' })).agent_id).toBe(a.agent_id);
-      expect(b.agent_id).not.toBe(a.agent_id);
-      expect((await alias('o1', { 'openai/session': 'chat-1' })).agent_id).not.toBe(a.agent_id);
-      // No conversation id (Claude Code over HTTP): the clientInfo + peer fallback, stable across calls.
-      const f1 = await alias('f1', { 'claudecode/toolUseId': 'tool-1' });
-      const f2 = await alias('f2', { 'claudecode/toolUseId': 'tool-2' });
-      expect(f2.agent_id).toBe(f1.agent_id);
-      expect([a.agent_id, b.agent_id]).not.toContain(f1.agent_id);
-    });
+    await withWire(
+      targetImpl.transport,
+      ['--mode', 'local', '--codex-home', root, '--workdir-context', 'off', '--state-dir', path.join(root, 'state')],
+      async (w) => {
+        const alias = async (id: string, meta: Record<string, unknown>) => structured(await w.request(call(id, 'set_agent_alias', { alias: id }, meta)));
+        const first = await w.request(call('a1', 'exec_command', { cmd: 'true', workdir: '/' }, { threadId: 'thread-A' }));
+        expect(structured(first).zodex_context).toContain('GLOBAL-RULE: modern agents.');
+        const again = await w.request(call('a2', 'exec_command', { cmd: 'true', workdir: '/' }, { threadId: 'thread-A' }));
+        expect(structured(again).zodex_context).toBeUndefined();
+        const a = await alias('a3', { threadId: 'thread-A' });
+        const b = await alias('b1', { threadId: 'thread-B' });
+        expect(a.agent_id).toMatch(/^[a-z0-9]{4}$/);
+        expect((await alias('a4', { threadId: 'thread-A' })).agent_id).toBe(a.agent_id);
+        expect(b.agent_id).not.toBe(a.agent_id);
+        expect((await alias('o1', { 'openai/session': 'chat-1' })).agent_id).not.toBe(a.agent_id);
+        // No conversation id (Claude Code over HTTP): the clientInfo + peer fallback, stable across calls.
+        const f1 = await alias('f1', { 'claudecode/toolUseId': 'tool-1' });
+        const f2 = await alias('f2', { 'claudecode/toolUseId': 'tool-2' });
+        expect(f2.agent_id).toBe(f1.agent_id);
+        expect([a.agent_id, b.agent_id]).not.toContain(f1.agent_id);
+      },
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -357,7 +391,11 @@ requirement('modern.agent-id', async ({ targetImpl }) => {
 requirement('modern.progress-own-stream', async ({ zodex }) => {
   const z = await zodex();
   // exec_command reports progress every 5 s of a wait (progress.long-yield).
-  const response = await modernPost(z.endpoint.url, call(1, 'exec_command', { cmd: 'sleep 6; echo done', workdir: '/', yield_time_ms: 20_000 }, { progressToken: 'p1' }), z.endpoint.headers);
+  const response = await modernPost(
+    z.endpoint.url,
+    call(1, 'exec_command', { cmd: 'sleep 6; echo done', workdir: '/', yield_time_ms: 20_000 }, { progressToken: 'p1' }),
+    z.endpoint.headers,
+  );
   expect(response.headers['content-type']).toMatch(/text\/event-stream/);
   const progress = response.messages.filter((message) => message.method === 'notifications/progress');
   expect(progress.length).toBeGreaterThan(0);
@@ -378,25 +416,33 @@ requirement('modern.guardrails', async () => {
     expect(tooLarge.body).toContain('--max-body-bytes');
     for (const pathname of ['/', '/mcp/x', '/MCP']) expect((await modernPost(new URL(pathname, server.url).toString(), list)).status, pathname).toBe(404);
   });
-  await withServer([], async (server) => {
-    const list = modernRequest(1, 'tools/list');
-    expect((await modernPost(server.url, list)).status).toBe(401);
-    expect((await modernPost(server.url, list, { authorization: 'Bearer wrong' })).status).toBe(401);
-    expect((await modernPost(server.url, list, { authorization: `Bearer ${token}` })).status).toBe(200);
-    expect(server.stderr()).not.toContain(token);
-  }, { ZODEX_AUTH_TOKEN: token });
+  await withServer(
+    [],
+    async (server) => {
+      const list = modernRequest(1, 'tools/list');
+      expect((await modernPost(server.url, list)).status).toBe(401);
+      expect((await modernPost(server.url, list, { authorization: 'Bearer wrong' })).status).toBe(401);
+      expect((await modernPost(server.url, list, { authorization: `Bearer ${token}` })).status).toBe(200);
+      expect(server.stderr()).not.toContain(token);
+    },
+    { ZODEX_AUTH_TOKEN: token },
+  );
 });
 
 requirement('modern.agent-cap', async () => {
   await withServer(['--max-conversations', '1', '--mode', 'sprite'], async (server) => {
-    const first = structured((await modernPost(server.url, call(1, 'exec_command', { cmd: 'sleep 3', workdir: '/', yield_time_ms: 100 }, { threadId: 'one' }))).reply!);
+    const first = structured(
+      (await modernPost(server.url, call(1, 'exec_command', { cmd: 'sleep 3', workdir: '/', yield_time_ms: 100 }, { threadId: 'one' }))).reply!,
+    );
     expect(first.status).toBe('running');
     const busy = await modernPost(server.url, call(2, 'exec_command', { cmd: 'true', workdir: '/' }, { threadId: 'two' }));
     expect(busy.status).toBe(503);
     expect(busy.headers['retry-after']).toBeTruthy();
     expect(busy.reply?.error?.message).toContain('--max-conversations 1');
     await modernPost(server.url, call(3, 'write_stdin', { session_handle: first.session_handle, yield_time_ms: 10_000 }, { threadId: 'one' }));
-    expect(structured((await modernPost(server.url, call(4, 'exec_command', { cmd: 'echo two', workdir: '/' }, { threadId: 'two' }))).reply!)).toMatchObject({ output: 'two\n' });
+    expect(structured((await modernPost(server.url, call(4, 'exec_command', { cmd: 'echo two', workdir: '/' }, { threadId: 'two' }))).reply!)).toMatchObject({
+      output: 'two\n',
+    });
   });
 });
 
@@ -406,7 +452,11 @@ requirement('modern.drain', async () => {
   await new Promise((resolve) => setTimeout(resolve, 700));
   server.process.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const newcomer = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, body: JSON.stringify(modernRequest(2, 'tools/list')) }).catch(() => ({ status: 0 }));
+  const newcomer = await rawRequest(server.url, {
+    method: 'POST',
+    headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    body: JSON.stringify(modernRequest(2, 'tools/list')),
+  }).catch(() => ({ status: 0 }));
   expect([503, 0]).toContain(newcomer.status);
   expect(structured((await inFlight).reply!)).toMatchObject({ status: 'exited', exit_code: 0, output: 'finished\n' });
   expect(await server.exited).toBe(0);

@@ -10,7 +10,23 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { expect, requirement, test } from '../harness/fixtures.js';
-import { approvedCode, authorizationParams, decide, grantTokens, json, oauthCli, openAuthorization, pkce, REDIRECT, register, stopOAuthServers, tokenRequest, withOAuth, type Opened, type OAuthServer } from '../harness/oauth.js';
+import {
+  approvedCode,
+  authorizationParams,
+  decide,
+  grantTokens,
+  json,
+  oauthCli,
+  openAuthorization,
+  pkce,
+  REDIRECT,
+  register,
+  stopOAuthServers,
+  tokenRequest,
+  withOAuth,
+  type Opened,
+  type OAuthServer,
+} from '../harness/oauth.js';
 import { opening, toolCaller } from '../harness/oauth-era.js';
 import { alive } from '../harness/process.js';
 
@@ -30,14 +46,17 @@ const FORGED = 'x:a\u001b]52;c;ZWNobyBvd25lZAo=\u0007\u001b[2K\rzodexd: oauth: t
 // C1 controls, bidirectional overrides.
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-const registration = (srv: OAuthServer, body: unknown) => srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const registration = (srv: OAuthServer, body: unknown) =>
+  srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 // A loopback http server answering every GET with what `answer` writes (metadata documents).
 async function documentHost(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ url: (name: string) => string; close(): void }> {
   const host = http.createServer(answer);
   await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
   const port = (host.address() as AddressInfo).port;
-  return { url: (name) => `http://127.0.0.1:${port}/${name}`, close: () => {
+  return {
+    url: (name) => `http://127.0.0.1:${port}/${name}`,
+    close: () => {
       host.closeAllConnections();
       host.close();
     },
@@ -47,7 +66,9 @@ async function documentHost(answer: (req: http.IncomingMessage, res: http.Server
 requirement('oauth.client-text-escaped', async () => {
   const docs = await documentHost((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ client_id: `http://127.0.0.1:${(req.socket.address() as AddressInfo).port}${req.url}`, client_name: 'Doc', redirect_uris: [FORGED] }));
+    res.end(
+      JSON.stringify({ client_id: `http://127.0.0.1:${(req.socket.address() as AddressInfo).port}${req.url}`, client_name: 'Doc', redirect_uris: [FORGED] }),
+    );
   });
   try {
     await withOAuth([], async (srv) => {
@@ -64,13 +85,19 @@ requirement('oauth.client-text-escaped', async () => {
       // is still named on stderr only escaped and quoted.
       const clientId = await register(srv, ['x:cb'], 'plain');
       const db = await openDatabase(path.join(srv.stateDir, 'zodex.db'));
-      db.prepare('UPDATE oauth_clients SET client_name = ?, redirect_uris = ? WHERE client_id = ?').run('Cl\u009b2Kaude\u202e', JSON.stringify([FORGED]), clientId);
+      db.prepare('UPDATE oauth_clients SET client_name = ?, redirect_uris = ? WHERE client_id = ?').run(
+        'Cl\u009b2Kaude\u202e',
+        JSON.stringify([FORGED]),
+        clientId,
+      );
       db.close();
       const old = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: FORGED }));
       expect(old.response.status).toBe(200);
       await srv.pairingCode(0);
       const stderr = srv.server.stderr();
-      expect(stderr).toContain('oauth: "Cl\\u009b2Kaude\\u202e" (redirect to "x:a\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\": g"… and 12 more characters) asks for access');
+      expect(stderr).toContain(
+        'oauth: "Cl\\u009b2Kaude\\u202e" (redirect to "x:a\\u001b]52;c;ZWNobyBvd25lZAo=\\u0007\\u001b[2K\\rzodexd: oauth: the operator approved \\"Claude\\": g"… and 12 more characters) asks for access',
+      );
       expect(stderr).not.toMatch(RAW_CONTROL);
       expect(stderr).not.toMatch(/^zodexd: oauth: the operator approved/m);
     });
@@ -83,17 +110,33 @@ requirement('oauth.audience-not-host', async ({ protocol }) => {
   await withOAuth([], async (first) => {
     const { clientId, accessToken, refreshToken } = await grantTokens(first, 0);
     const asFirst = { host: new URL(first.base).host, authorization: `Bearer ${accessToken}` };
-    await withOAuth([], async (second) => {
-      // The other zodexd of the same state dir, told it is the first one: refused all the same.
-      const refused = await second.request('/mcp', opening(protocol, asFirst));
-      expect(refused.status).toBe(401);
-      expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
-      expect(refused.headers['www-authenticate']).toContain('issued by another zodexd');
-      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ran', workdir: '/' } } };
-      expect((await second.request('/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...asFirst }, body: JSON.stringify(call) })).status).toBe(401);
-      const refresh = await second.request('/oauth/token', { method: 'POST', headers: { host: asFirst.host, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString() });
-      expect(json(refresh)).toMatchObject({ error: 'invalid_grant' });
-    }, { stateDir: first.stateDir });
+    await withOAuth(
+      [],
+      async (second) => {
+        // The other zodexd of the same state dir, told it is the first one: refused all the same.
+        const refused = await second.request('/mcp', opening(protocol, asFirst));
+        expect(refused.status).toBe(401);
+        expect(refused.headers['www-authenticate']).toContain('error="invalid_token"');
+        expect(refused.headers['www-authenticate']).toContain('issued by another zodexd');
+        const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ran', workdir: '/' } } };
+        expect(
+          (
+            await second.request('/mcp', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...asFirst },
+              body: JSON.stringify(call),
+            })
+          ).status,
+        ).toBe(401);
+        const refresh = await second.request('/oauth/token', {
+          method: 'POST',
+          headers: { host: asFirst.host, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString(),
+        });
+        expect(json(refresh)).toMatchObject({ error: 'invalid_grant' });
+      },
+      { stateDir: first.stateDir },
+    );
     // The first zodexd still takes its own tokens, the refresh token included (it was not used up).
     expect((await first.request('/mcp', opening(protocol, { authorization: `Bearer ${accessToken}` }))).status).toBe(200);
     expect((await tokenRequest(first, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId })).status).toBe(200);
@@ -115,7 +158,9 @@ requirement('oauth.revoke-kills', async ({ protocol }) => {
     // One command whose handle was handed out, and one whose call is still waiting at the revocation.
     const started = await call('exec_command', { cmd: `echo $$ > ${pidFile('handed')}; exec sleep 300`, workdir: work, yield_time_ms: 300 });
     expect(started.reply?.result?.structuredContent).toMatchObject({ status: 'running' });
-    const waiting = call('exec_command', { cmd: `echo $$ > ${pidFile('waiting')}; exec sleep 300`, workdir: work, yield_time_ms: 25_000 }).catch((error: Error) => error);
+    const waiting = call('exec_command', { cmd: `echo $$ > ${pidFile('waiting')}; exec sleep 300`, workdir: work, yield_time_ms: 25_000 }).catch(
+      (error: Error) => error,
+    );
     const pids = [await pidOf('handed'), await pidOf('waiting')];
     expect(pids.every(alive)).toBe(true);
     const [grant] = JSON.parse((await oauthCli(srv, 'clients', '--json')).stdout) as { id: string }[];
@@ -125,7 +170,9 @@ requirement('oauth.revoke-kills', async ({ protocol }) => {
     await expect.poll(() => pids.filter(alive), { timeout: 5_000 }).toEqual([]);
     await waiting;
     expect(Date.now() - revokedAt).toBeLessThan(10_000);
-    await expect.poll(() => srv.server.stderr()).toMatch(new RegExp(`oauth: grant ${grant!.id} was revoked: ${protocol === 'legacy' ? 1 : 0} session\\(s\\) ended, 2 command\\(s\\) killed`));
+    await expect
+      .poll(() => srv.server.stderr())
+      .toMatch(new RegExp(`oauth: grant ${grant!.id} was revoked: ${protocol === 'legacy' ? 1 : 0} session\\(s\\) ended, 2 command\\(s\\) killed`));
     fs.rmSync(work, { recursive: true, force: true });
   });
 });
@@ -190,7 +237,12 @@ requirement('oauth.flood-admits-newcomers', async () => {
     const codes = () => [...srv.server.stderr().matchAll(/pairing code ([0-9A-Z]{5}-[0-9A-Z]{5})/g)].length;
     const from = (localAddress: string) => ({ localAddress, headers: { host: new URL(srv.base).host } });
     const registerFrom = async (localAddress: string) => {
-      const answer = await srv.request('/oauth/register', { ...from(localAddress), method: 'POST', headers: { ...from(localAddress).headers, 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      const answer = await srv.request('/oauth/register', {
+        ...from(localAddress),
+        method: 'POST',
+        headers: { ...from(localAddress).headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+      });
       return { status: answer.status, clientId: json(answer).client_id as string };
     };
     const ask = (clientId: string, localAddress = '127.0.0.1', method = 'GET') =>
@@ -232,11 +284,20 @@ function heldDecision(srv: OAuthServer, opened: Opened): (body: Record<string, u
   const target = new URL(`${srv.base}/oauth/authorize/decision?request=${opened.requestId}`);
   let answered!: (value: { status: number; body: Record<string, unknown> }) => void;
   const answer = new Promise<{ status: number; body: Record<string, unknown> }>((resolve) => (answered = resolve));
-  const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'POST', headers: { 'content-type': 'application/json', origin: srv.base, 'x-zodex-approval': opened.csrf ?? '' } }, (res) => {
-    let text = '';
-    res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    res.on('end', () => answered({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-  });
+  const req = http.request(
+    {
+      host: target.hostname,
+      port: target.port,
+      path: target.pathname + target.search,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: srv.base, 'x-zodex-approval': opened.csrf ?? '' },
+    },
+    (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => answered({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+    },
+  );
   req.flushHeaders();
   return (body) => {
     req.end(JSON.stringify(body));
@@ -274,14 +335,24 @@ requirement('oauth.redirect-exact', async () => {
   await withOAuth([], async (srv) => {
     const registered = 'http://127.0.0.1:9/cb';
     const clientId = await register(srv, [registered]);
-    for (const variant of ['http://127.0.0.1:9/cb#frag', 'http://evil@127.0.0.1:9/cb', 'http://127.0.0.1:9@evil.example/cb', 'http://127.0.0.1:9/./cb', 'http://127.0.0.1:9/%63b', 'HTTP://127.0.0.1:9/cb', 'http://127.0.0.1:9/cb/']) {
+    for (const variant of [
+      'http://127.0.0.1:9/cb#frag',
+      'http://evil@127.0.0.1:9/cb',
+      'http://127.0.0.1:9@evil.example/cb',
+      'http://127.0.0.1:9/./cb',
+      'http://127.0.0.1:9/%63b',
+      'HTTP://127.0.0.1:9/cb',
+      'http://127.0.0.1:9/cb/',
+    ]) {
       const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: variant }));
       expect(opened.response.status, variant).toBe(400);
       expect(opened.response.headers.location).toBeUndefined();
     }
     expect(srv.server.stderr()).not.toMatch(/pairing code [0-9A-Z]{5}-/);
     // Only the loopback port may differ (RFC 8252 §7.3: a native app listens where it can).
-    expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:54321/cb' }))).response.status).toBe(200);
+    expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:54321/cb' }))).response.status).toBe(
+      200,
+    );
   });
 });
 
@@ -296,7 +367,10 @@ requirement('oauth.repeated-parameters', async () => {
       return srv.request(`/oauth/authorize?${query}`);
     };
     // Who the client is, or where the answer goes, given twice: an error page, never a redirect.
-    for (const [name, value] of [['client_id', other], ['redirect_uri', 'http://127.0.0.1:9/other']] as const) {
+    for (const [name, value] of [
+      ['client_id', other],
+      ['redirect_uri', 'http://127.0.0.1:9/other'],
+    ] as const) {
       const answer = await twice(name, value);
       expect(answer.status, name).toBe(400);
       expect(answer.headers.location).toBeUndefined();
@@ -310,10 +384,19 @@ requirement('oauth.repeated-parameters', async () => {
     expect(srv.server.stderr().match(/pairing code [0-9A-Z]{5}-/g)).toHaveLength(1); // the approval above
     // The token endpoint too: the code is not spent by a refused request.
     const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
-    for (const [name, value] of [['code', 'zac_other'], ['code_verifier', pkce().verifier], ['client_id', other], ['grant_type', 'refresh_token']] as const) {
+    for (const [name, value] of [
+      ['code', 'zac_other'],
+      ['code_verifier', pkce().verifier],
+      ['client_id', other],
+      ['grant_type', 'refresh_token'],
+    ] as const) {
       const repeated = new URLSearchParams(form);
       repeated.append(name, value);
-      const answer = await srv.request('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: repeated.toString() });
+      const answer = await srv.request('/oauth/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: repeated.toString(),
+      });
       expect(answer.status, name).toBe(400);
       expect(json(answer).error, name).toBe('invalid_request');
     }

@@ -37,7 +37,6 @@ const STATIC_TOKEN = 'static-token-0123456789abcdef';
 // Also after a test that timed out (its finally blocks never ran).
 test.afterEach(stopOAuthServers);
 
-
 requirement('oauth.discovery', async ({ protocol }) => {
   const status = endpoint(protocol);
   await withOAuth([], async (srv) => {
@@ -75,7 +74,12 @@ requirement('oauth.static-token-only', async ({ protocol }) => {
   const plain = await startHttpServer([], { ZODEX_AUTH_TOKEN: STATIC_TOKEN });
   try {
     const base = plain.url.replace(/\/mcp$/, '');
-    for (const where of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/oauth/register']) {
+    for (const where of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/register',
+    ]) {
       expect((await rawRequest(`${base}${where}`)).status).toBe(404);
     }
     const refused = await rawRequest(plain.url, opening(protocol));
@@ -84,10 +88,14 @@ requirement('oauth.static-token-only', async ({ protocol }) => {
   } finally {
     await stopServer(plain);
   }
-  await withOAuth([], async (srv) => {
-    expect((await status(srv, STATIC_TOKEN)).status).toBe(200);
-    expect((await status(srv, `${STATIC_TOKEN}x`)).status).toBe(401);
-  }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
+  await withOAuth(
+    [],
+    async (srv) => {
+      expect((await status(srv, STATIC_TOKEN)).status).toBe(200);
+      expect((await status(srv, `${STATIC_TOKEN}x`)).status).toBe(401);
+    },
+    { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } },
+  );
 });
 
 requirement('oauth.wrong-redirect', async () => {
@@ -103,7 +111,11 @@ requirement('oauth.wrong-redirect', async () => {
     expect(srv.server.stderr()).not.toMatch(/pairing code [0-9A-Z]{5}-/);
     // Registration itself refuses redirects that cannot receive a code safely.
     for (const uri of ['http://evil.example/cb', 'javascript:alert(1)', 'https://x.example/cb#frag']) {
-      const answer = await srv.request('/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [uri] }) });
+      const answer = await srv.request('/oauth/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [uri] }),
+      });
       expect(answer.status).toBe(400);
       expect(json(answer).error).toBe('invalid_redirect_uri');
     }
@@ -113,7 +125,13 @@ requirement('oauth.wrong-redirect', async () => {
 requirement('oauth.pkce-mismatch', async () => {
   await withOAuth([], async (srv) => {
     const { clientId, code } = await approvedCode(srv, 0);
-    const wrong = await tokenRequest(srv, { grant_type: 'authorization_code', code, code_verifier: pkce().verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const wrong = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce().verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toMatchObject({ error: 'invalid_grant' });
     expect(wrong.body.error_description).toContain('PKCE');
@@ -180,14 +198,18 @@ requirement('oauth.other-resource', async ({ protocol }) => {
   const status = endpoint(protocol);
   await withOAuth([], async (first) => {
     const { accessToken } = await grantTokens(first, 0);
-    await withOAuth([], async (second) => {
-      const refused = await status(second, accessToken);
-      expect(refused.status).toBe(401);
-      expect(refused.headers['www-authenticate']).toContain(`not for ${second.mcpUrl}`);
-      const clientId = await register(second);
-      const opened = await openAuthorization(second, authorizationParams(clientId, pkce().challenge, { resource: first.mcpUrl }));
-      expect(new URL(opened.response.headers.location!).searchParams.get('error')).toBe('invalid_target');
-    }, { stateDir: first.stateDir });
+    await withOAuth(
+      [],
+      async (second) => {
+        const refused = await status(second, accessToken);
+        expect(refused.status).toBe(401);
+        expect(refused.headers['www-authenticate']).toContain(`not for ${second.mcpUrl}`);
+        const clientId = await register(second);
+        const opened = await openAuthorization(second, authorizationParams(clientId, pkce().challenge, { resource: first.mcpUrl }));
+        expect(new URL(opened.response.headers.location!).searchParams.get('error')).toBe('invalid_target');
+      },
+      { stateDir: first.stateDir },
+    );
     expect((await status(first, accessToken)).status).toBe(200);
   });
 });
@@ -195,7 +217,13 @@ requirement('oauth.other-resource', async ({ protocol }) => {
 requirement('oauth.never-approved', async () => {
   await withOAuth([], async (srv) => {
     const clientId = await register(srv);
-    const invented = await tokenRequest(srv, { grant_type: 'authorization_code', code: 'zac_invented', code_verifier: pkce().verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const invented = await tokenRequest(srv, {
+      grant_type: 'authorization_code',
+      code: 'zac_invented',
+      code_verifier: pkce().verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(invented.body.error).toBe('invalid_grant');
     const opened = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
     for (let attempt = 1; attempt < 5; attempt++) {
@@ -263,11 +291,14 @@ requirement('oauth.refresh-rotation', async ({ protocol }) => {
     const reused = await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
     expect(reused.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('revoked') });
     for (const token of [accessToken, newAccess]) expect((await status(srv, token)).status).toBe(401);
-    expect((await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error).toBe('invalid_grant');
+    expect(
+      (await tokenRequest(srv, { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string, client_id: clientId })).body.error,
+    ).toBe('invalid_grant');
     // Only hashes on disk: no token or code in the database files.
     const files = fs.readdirSync(srv.stateDir).filter((name) => name.startsWith('zodex.db'));
     const disk = files.map((name) => fs.readFileSync(path.join(srv.stateDir, name)).toString('latin1')).join('');
-    for (const secret of [accessToken, refreshToken, newAccess, rotated.body.refresh_token as string, await srv.pairingCode(0)]) expect(disk).not.toContain(secret);
+    for (const secret of [accessToken, refreshToken, newAccess, rotated.body.refresh_token as string, await srv.pairingCode(0)])
+      expect(disk).not.toContain(secret);
   });
 });
 
@@ -300,7 +331,9 @@ requirement('oauth.client-metadata-document', async () => {
       const code = await srv.pairingCode(0);
       expect(srv.server.stderr()).toContain('"Document Client" (redirect to 127.0.0.1:9) asks for access');
       expect(json(await decide(srv, opened, { approve: true, pairing_code: code })).redirect).toContain('code=');
-      expect((await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:9/other' }))).response.status).toBe(400);
+      expect(
+        (await openAuthorization(srv, authorizationParams(clientId, pkce().challenge, { redirect_uri: 'http://127.0.0.1:9/other' }))).response.status,
+      ).toBe(400);
       document = { client_id: 'http://127.0.0.1:1/someone-else.json', client_name: 'Impostor', redirect_uris: [REDIRECT] };
       const impostor = await openAuthorization(srv, authorizationParams(clientId, pkce().challenge));
       expect(impostor.response.status).toBe(400);
@@ -324,33 +357,41 @@ requirement('oauth.pair-cli', async () => {
 });
 
 requirement('oauth.session-bound', async ({ protocol }) => {
-  await withOAuth([], async (srv) => {
-    const first = await grantTokens(srv, 0);
-    const second = await grantTokens(srv, 1);
-    if (protocol === 'legacy') {
-      // A session belongs to the grant that opened it.
-      const opened = await mcpStatus(srv, first.accessToken);
-      const sessionId = String(opened.headers['mcp-session-id']);
-      const list = (token: string) =>
-        srv.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
-      expect((await list(second.accessToken)).status).toBe(404);
-      expect((await list(STATIC_TOKEN)).status).toBe(404);
-      expect((await list(first.accessToken)).status).toBe(200);
-    }
-    // Both eras: a session_handle belongs to the grant whose call started the command; from
-    // another grant or the static token (its own session, or the same _meta thread) it is unknown.
-    const owner = await toolCaller(srv, protocol, first.accessToken);
-    const started = await owner('exec_command', { cmd: 'sleep 30', workdir: srv.stateDir, yield_time_ms: 100 });
-    const handle = (started.reply?.result?.structuredContent as { session_handle?: string } | undefined)?.session_handle;
-    expect(handle, JSON.stringify(started.reply)).toMatch(/^zs_/);
-    for (const token of [second.accessToken, STATIC_TOKEN]) {
-      const stranger = protocol === 'legacy' ? await toolCaller(srv, protocol, token) : owner;
-      const refused = await stranger('write_stdin', { session_handle: handle, kill_process: true }, token);
-      expect(refused.status).toBe(200);
-      expect(refused.reply?.result?.isError).toBe(true);
-      expect(JSON.stringify(refused.reply?.result)).toContain('UNKNOWN_SESSION');
-    }
-    const killed = await owner('write_stdin', { session_handle: handle, kill_process: true });
-    expect((killed.reply?.result?.structuredContent as { termination_reason?: string } | undefined)?.termination_reason).toBe('killed');
-  }, { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } });
+  await withOAuth(
+    [],
+    async (srv) => {
+      const first = await grantTokens(srv, 0);
+      const second = await grantTokens(srv, 1);
+      if (protocol === 'legacy') {
+        // A session belongs to the grant that opened it.
+        const opened = await mcpStatus(srv, first.accessToken);
+        const sessionId = String(opened.headers['mcp-session-id']);
+        const list = (token: string) =>
+          srv.request('/mcp', {
+            method: 'POST',
+            headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+          });
+        expect((await list(second.accessToken)).status).toBe(404);
+        expect((await list(STATIC_TOKEN)).status).toBe(404);
+        expect((await list(first.accessToken)).status).toBe(200);
+      }
+      // Both eras: a session_handle belongs to the grant whose call started the command; from
+      // another grant or the static token (its own session, or the same _meta thread) it is unknown.
+      const owner = await toolCaller(srv, protocol, first.accessToken);
+      const started = await owner('exec_command', { cmd: 'sleep 30', workdir: srv.stateDir, yield_time_ms: 100 });
+      const handle = (started.reply?.result?.structuredContent as { session_handle?: string } | undefined)?.session_handle;
+      expect(handle, JSON.stringify(started.reply)).toMatch(/^zs_/);
+      for (const token of [second.accessToken, STATIC_TOKEN]) {
+        const stranger = protocol === 'legacy' ? await toolCaller(srv, protocol, token) : owner;
+        const refused = await stranger('write_stdin', { session_handle: handle, kill_process: true }, token);
+        expect(refused.status).toBe(200);
+        expect(refused.reply?.result?.isError).toBe(true);
+        expect(JSON.stringify(refused.reply?.result)).toContain('UNKNOWN_SESSION');
+      }
+      const killed = await owner('write_stdin', { session_handle: handle, kill_process: true });
+      expect((killed.reply?.result?.structuredContent as { termination_reason?: string } | undefined)?.termination_reason).toBe('killed');
+    },
+    { env: { ZODEX_AUTH_TOKEN: STATIC_TOKEN } },
+  );
 });

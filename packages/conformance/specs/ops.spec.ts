@@ -123,7 +123,9 @@ requirement('ops.metrics-move', async () => {
       await client.callTool({ name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } });
       await client.callTool({ name: 'exec_command', arguments: { cmd: 'head -c 5000 /dev/zero | tr "\\0" x', workdir: '/' } });
       await client.callTool({ name: 'exec_command', arguments: { cmd: 'true', workdir: 'relative' } });
-      const running = structuredOf<{ session_handle: string }>(await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }));
+      const running = structuredOf<{ session_handle: string }>(
+        await client.callTool({ name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }),
+      );
       let now = await metrics();
       expect(sample(now, 'zodex_tool_calls_total', { tool: 'exec_command', outcome: 'ok' })).toBe(3);
       expect(sample(now, 'zodex_tool_calls_total', { tool: 'exec_command', outcome: 'WORKDIR_NOT_ABSOLUTE' })).toBe(1);
@@ -135,7 +137,10 @@ requirement('ops.metrics-move', async () => {
       expect(sample(now, 'zodex_spill_bytes')).toBeGreaterThanOrEqual(5000);
       await client.callTool({ name: 'write_stdin', arguments: { session_handle: running.session_handle, kill_process: true } });
       // 2026-07-28: no session; the call is counted and its agent known.
-      const modern = await modernPost(server.url, modernRequest(1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } }, { threadId: 'ops-metrics' }));
+      const modern = await modernPost(
+        server.url,
+        modernRequest(1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'true', workdir: '/' } }, { threadId: 'ops-metrics' }),
+      );
       expect(modern.reply?.result).toBeDefined();
       now = await metrics();
       expect(sample(now, 'zodex_tool_calls_total', { tool: 'exec_command', outcome: 'ok' })).toBe(4);
@@ -161,7 +166,11 @@ requirement('ops.log-json', async () => {
   try {
     const auth = { authorization: `Bearer ${TOKEN}` };
     // A 2026-07-28 command nobody polls is killed: the line names its agent and the handle's start.
-    const started = await modernPost(server.url, modernRequest(1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }, { threadId: 'ops-log' }), auth);
+    const started = await modernPost(
+      server.url,
+      modernRequest(1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'sleep 30', workdir: '/', yield_time_ms: 100 } }, { threadId: 'ops-log' }),
+      auth,
+    );
     const handle = (started.reply?.result?.structuredContent as { session_handle: string }).session_handle;
     await expect.poll(() => server.stderr(), { timeout: 10_000 }).toMatch(/session_handle was unused/);
     // A 2025 call whose connection drops is cancelled: the line names the request and session.
@@ -172,7 +181,14 @@ requirement('ops.log-json', async () => {
     const target = new URL(server.url);
     const dropped = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers });
     dropped.on('error', () => undefined);
-    dropped.end(JSON.stringify({ jsonrpc: '2.0', id: 'req-\u001b[31m-77', method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'sleep 5', workdir: '/', yield_time_ms: 5000 } } }));
+    dropped.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'req-\u001b[31m-77',
+        method: 'tools/call',
+        params: { name: 'exec_command', arguments: { cmd: 'sleep 5', workdir: '/', yield_time_ms: 5000 } },
+      }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     dropped.destroy();
     await expect.poll(() => server.stderr(), { timeout: 10_000 }).toMatch(/closed before its answer/);
@@ -181,7 +197,10 @@ requirement('ops.log-json', async () => {
     const text = server.stderr();
     expect(text).not.toContain(TOKEN);
     expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(text)).toBe(false);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     for (const line of lines) {
       expect(typeof line.time === 'string' && !Number.isNaN(Date.parse(line.time))).toBe(true);
       expect(['info', 'warn', 'error']).toContain(line.level);
@@ -201,7 +220,8 @@ requirement('ops.hundred-agents', async () => {
   test.setTimeout(120_000);
   await withServer(OPS, async (server) => {
     const ops = await opsUrlOf(server.stderr);
-    const call = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } } });
+    const call = (id: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } } });
     const outputOf = (body: string) => {
       const data = body.split('\n').find((line) => line.startsWith('data: {')) ?? body;
       return JSON.parse(data.replace(/^data: /, '')) as { result?: { isError?: boolean; structuredContent?: { output?: string } } };
@@ -217,7 +237,15 @@ requirement('ops.hundred-agents', async () => {
     });
     const modern = Array.from({ length: 50 }, async (_, agent) => {
       const outputs: unknown[] = [];
-      for (let i = 0; i < 3; i++) outputs.push((await modernPost(server.url, modernRequest(i + 1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } }, { threadId: `agent-${agent}` }))).reply?.result);
+      for (let i = 0; i < 3; i++)
+        outputs.push(
+          (
+            await modernPost(
+              server.url,
+              modernRequest(i + 1, 'tools/call', { name: 'exec_command', arguments: { cmd: 'echo ok', workdir: '/' } }, { threadId: `agent-${agent}` }),
+            )
+          ).reply?.result,
+        );
       return outputs;
     });
     const results = (await Promise.all([...legacy, ...modern])).flat() as { isError?: boolean; structuredContent?: { output?: string } }[];

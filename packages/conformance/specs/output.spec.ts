@@ -32,7 +32,10 @@ requirement('output.head', async ({ zodex }) => {
   expect(head.startsWith(numbered(1, 3))).toBe(true);
   expect(result.output.endsWith('LAST-MARKER\n')).toBe(true);
   expect(Buffer.byteLength(head) + Buffer.byteLength(result.output)).toBeLessThanOrEqual(4096);
-  const match = /^(\d+) lines \(lines (\d+)-(\d+), (\d+) bytes at stream offsets (\d+)-(\d+)\) not shown between output_head and output; read them with: sed -n '(\d+),(\d+)p' (\S+)$/.exec(result.output_omitted!);
+  const match =
+    /^(\d+) lines \(lines (\d+)-(\d+), (\d+) bytes at stream offsets (\d+)-(\d+)\) not shown between output_head and output; read them with: sed -n '(\d+),(\d+)p' (\S+)$/.exec(
+      result.output_omitted!,
+    );
   expect(match, result.output_omitted).not.toBeNull();
   const [count, first, last, bytes, from, to] = match!.slice(1, 7).map(Number) as [number, number, number, number, number, number];
   expect(match![9]).toBe(result.output_file);
@@ -77,7 +80,10 @@ requirement('output.progress', async ({ zodex }) => {
   const total = 'start\n'.length + 10_000 * 21 + '\ndone\n'.length;
   expect(result).toMatchObject({ output_chars: total, output_lines: 3, output_offset: total });
   // the spill file keeps the decoded stream: every frame and every \r
-  expect((await z.sh(`stat -c %s '${result.output_file}'; tr -cd '\\r' < '${result.output_file}' | wc -c`)).split('\n').slice(0, 2)).toEqual([String(total), '10000']);
+  expect((await z.sh(`stat -c %s '${result.output_file}'; tr -cd '\\r' < '${result.output_file}' | wc -c`)).split('\n').slice(0, 2)).toEqual([
+    String(total),
+    '10000',
+  ]);
 });
 
 requirement('output.offset', async ({ zodex }) => {
@@ -94,7 +100,9 @@ requirement('output.offset', async ({ zodex }) => {
   expect(ahead.isError).toBe(true);
   expect(textOf(ahead)).toMatch(/^SINCE_OFFSET_AHEAD: since_offset 6401 is past the end of the stream \(6400 bytes so far\)/);
   // However far past the end, even beyond what a double holds exactly.
-  expect(textOf(await z.call('write_stdin', { session_handle: handle, since_offset: 1e20, yield_time_ms: 0 }))).toMatch(/^SINCE_OFFSET_AHEAD: since_offset 100000000000000000000 is past the end/);
+  expect(textOf(await z.call('write_stdin', { session_handle: handle, since_offset: 1e20, yield_time_ms: 0 }))).toMatch(
+    /^SINCE_OFFSET_AHEAD: since_offset 100000000000000000000 is past the end/,
+  );
   for (const bad of [-1, 1.5, 'x']) {
     const invalid = await z.call('write_stdin', { session_handle: handle, since_offset: bad, yield_time_ms: 0 });
     expect(invalid.isError).toBe(true);

@@ -54,7 +54,11 @@ requirement('patch.concurrent-writer', async ({ zodex }) => {
   const dir = await z.scratch();
   const lines = 20_000;
   await z.writeFile(`${dir}/log.txt`, 'version 0\n');
-  const writer = await z.exec({ cmd: `for i in $(seq 1 ${lines}); do echo "line $i" >> log.txt; (( i % 100 )) || sleep 0.01; done; echo WRITER-DONE`, workdir: dir, yield_time_ms: 100 });
+  const writer = await z.exec({
+    cmd: `for i in $(seq 1 ${lines}); do echo "line $i" >> log.txt; (( i % 100 )) || sleep 0.01; done; echo WRITER-DONE`,
+    workdir: dir,
+    yield_time_ms: 100,
+  });
   expect(writer.status).toBe('running');
   let version = 0;
   const outcomes: string[] = [];
@@ -74,8 +78,17 @@ requirement('patch.concurrent-writer', async ({ zodex }) => {
   // is neither in the file nor in a conflict copy the report named.
   const files = ['log.txt', ...conflicts].map((file) => `'${file}'`).join(' ');
   const first = (await z.sh(`head -n 1 log.txt`, dir)).trim();
-  const lost = Number((await z.sh(`seq 1 ${lines} | sed 's/^/line /' | sort > /tmp/want.$$; cat ${files} | grep '^line ' | sort -u | comm -23 /tmp/want.$$ - | wc -l; rm -f /tmp/want.$$`, dir)).trim());
-  console.log(`patches ${outcomes.length}: ok ${outcomes.filter((o) => o === 'OK').length}, FILE_CHANGED_DURING_PATCH ${outcomes.filter((o) => o === 'FILE_CHANGED_DURING_PATCH').length} (conflict copies ${conflicts.length}); lines lost ${lost} of ${lines}`);
+  const lost = Number(
+    (
+      await z.sh(
+        `seq 1 ${lines} | sed 's/^/line /' | sort > /tmp/want.$$; cat ${files} | grep '^line ' | sort -u | comm -23 /tmp/want.$$ - | wc -l; rm -f /tmp/want.$$`,
+        dir,
+      )
+    ).trim(),
+  );
+  console.log(
+    `patches ${outcomes.length}: ok ${outcomes.filter((o) => o === 'OK').length}, FILE_CHANGED_DURING_PATCH ${outcomes.filter((o) => o === 'FILE_CHANGED_DURING_PATCH').length} (conflict copies ${conflicts.length}); lines lost ${lost} of ${lines}`,
+  );
   expect(outcomes.filter((o) => o !== 'OK' && o !== 'FILE_CHANGED_DURING_PATCH')).toEqual([]);
   expect(first).toBe(`version ${version}`);
   expect(lost).toBe(0);

@@ -160,8 +160,10 @@ requirement('patch.malformed', async ({ zodex }) => {
 });
 
 const ORIGINAL_PY = 'def a():\n    return 1\n\ndef b():\n    return 2\n\ndef c():\n    return 3\n';
-const REVERSED = '*** Begin Patch\n*** Update File: f.py\n@@\n def c():\n-    return 3\n+    return 30\n@@\n def a():\n-    return 1\n+    return 10\n*** End Patch\n';
-const OVERLAPPING = '*** Begin Patch\n*** Update File: f.py\n@@\n def b():\n-    return 2\n+    return 20\n@@\n def a():\n-    return 10\n+    return 11\n \n def b():\n*** End Patch\n';
+const REVERSED =
+  '*** Begin Patch\n*** Update File: f.py\n@@\n def c():\n-    return 3\n+    return 30\n@@\n def a():\n-    return 1\n+    return 10\n*** End Patch\n';
+const OVERLAPPING =
+  '*** Begin Patch\n*** Update File: f.py\n@@\n def b():\n-    return 2\n+    return 20\n@@\n def a():\n-    return 10\n+    return 11\n \n def b():\n*** End Patch\n';
 
 requirement('patch.out-of-order', async ({ zodex }) => {
   const z = await zodex();

@@ -74,8 +74,19 @@ async function world(mode: 'read-only' | 'publish-pr' | 'direct'): Promise<World
   const socket = path.join(socketDir, 'publisher.sock');
   const stateDir = path.join(root, 'state');
   // The agent runs as the daemon's user here, so the operator's flag says the token is then readable.
-  const daemonArgs = ['--write-mode', mode, '--socket', socket, '--state-dir', stateDir, '--allow-same-user-token-readable', ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config])];
-  const daemon: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'publisher', ...daemonArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const daemonArgs = [
+    '--write-mode',
+    mode,
+    '--socket',
+    socket,
+    '--state-dir',
+    stateDir,
+    '--allow-same-user-token-readable',
+    ...(mode === 'read-only' ? [] : ['--token-file', tokenFile, '--config', config]),
+  ];
+  const daemon: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'publisher', ...daemonArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   daemon.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
   daemon.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
@@ -104,7 +115,10 @@ async function world(mode: 'read-only' | 'publish-pr' | 'direct'): Promise<World
 }
 
 function serverArgs(w: World, mode: string): { args: string[]; env: Record<string, string> } {
-  return { args: ['--state-dir', w.stateDir, '--write-mode', mode], env: { ZODEX_PUBLISHER_SOCKET: w.socket, GITHUB_TOKEN: 'ghp_userTokenFromTheLoginEnvironment', GH_TOKEN: 'gh_userToken' } };
+  return {
+    args: ['--state-dir', w.stateDir, '--write-mode', mode],
+    env: { ZODEX_PUBLISHER_SOCKET: w.socket, GITHUB_TOKEN: 'ghp_userTokenFromTheLoginEnvironment', GH_TOKEN: 'gh_userToken' },
+  };
 }
 
 // The agent's part: clone, branch, commit, publish, all through exec_command.
@@ -139,9 +153,13 @@ requirement('publisher.publish-pr', async ({ zodex }) => {
     expect(w.pulls[0]!.authorization).toBe(`Bearer ${TOKEN}`);
     expect(w.pulls[0]!.body).toMatchObject({ title: 'Add a widget', head: 'add-widget', base: 'main' });
     // recorded in the history store
-    const history = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'history', '--json', '--state-dir', w.stateDir], { encoding: 'utf8' });
+    const history = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'history', '--json', '--state-dir', w.stateDir], {
+      encoding: 'utf8',
+    });
     expect(history).toContain('zodex-agent');
-    const db = fs.readFileSync(path.join(w.stateDir, 'zodex.db')).toString('latin1') + (fs.existsSync(path.join(w.stateDir, 'zodex.db-wal')) ? fs.readFileSync(path.join(w.stateDir, 'zodex.db-wal')).toString('latin1') : '');
+    const db =
+      fs.readFileSync(path.join(w.stateDir, 'zodex.db')).toString('latin1') +
+      (fs.existsSync(path.join(w.stateDir, 'zodex.db-wal')) ? fs.readFileSync(path.join(w.stateDir, 'zodex.db-wal')).toString('latin1') : '');
     expect(db).toContain('https://github.example/acme/widgets/pull/42');
   } finally {
     await w.close();

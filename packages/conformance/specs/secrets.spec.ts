@@ -23,7 +23,10 @@ test.afterEach(stopOAuthServers);
 // Every file under `dir`, as text (latin1: byte for byte).
 function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('latin1'));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => fs.readFileSync(path.join(entry.parentPath, entry.name)).toString('latin1'));
 }
 
 // The Liveboard's view of a session: the first answer of its zodexd's control socket to `tail`.
@@ -55,14 +58,33 @@ requirement('secrets.output-redacted', async ({ zodex }) => {
   fs.writeFileSync(path.join(home, '.bash_profile'), `export RC_SECRET=${RC_SECRET}\n`);
   try {
     const z = await zodex({
-      args: ['--mode', 'local', '--state-dir', stateDir, '--spill-dir', spillDir, '--redact-env', 'MY_API_KEY', '--redact-env', 'RC_*', '--spill-cap-bytes', '40000', '--tail-file-bytes', '4096'],
+      args: [
+        '--mode',
+        'local',
+        '--state-dir',
+        stateDir,
+        '--spill-dir',
+        spillDir,
+        '--redact-env',
+        'MY_API_KEY',
+        '--redact-env',
+        'RC_*',
+        '--spill-cap-bytes',
+        '40000',
+        '--tail-file-bytes',
+        '4096',
+      ],
       env: { ZODEX_AUTH_TOKEN: TOKEN, MY_API_KEY: API_KEY, HOME: home, SHELL: '/bin/bash' },
     });
     const seen: string[] = [];
     // The token in three writes, with sleeps between them and colour codes inside; the call
     // returns while it is half written: what could still become the token is held back.
     const [a, b, c] = [TOKEN.slice(0, 9), TOKEN.slice(9, 20), TOKEN.slice(20)];
-    const first = await z.exec({ cmd: `printf 'token: ${a}'; sleep 1; printf '${ESC}[31m${b}${ESC}[0m'; sleep 0.3; printf '${c} done\\n'`, workdir: '/', yield_time_ms: 500 });
+    const first = await z.exec({
+      cmd: `printf 'token: ${a}'; sleep 1; printf '${ESC}[31m${b}${ESC}[0m'; sleep 0.3; printf '${c} done\\n'`,
+      workdir: '/',
+      yield_time_ms: 500,
+    });
     expect(first.status).toBe('running');
     expect(first.output).toBe('token: ');
     const { result, output } = await z.finish(first);
@@ -102,8 +124,13 @@ requirement('secrets.output-redacted', async ({ zodex }) => {
     // The Liveboard's tail of a running command, read from its zodexd's control socket.
     const running = await z.exec({ cmd: `${split(API_KEY)}; sleep 30`, workdir: '/', yield_time_ms: 1_000 });
     expect(running.status).toBe('running');
-    const history = JSON.parse(execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'history', '--json', '--state-dir', stateDir], { encoding: 'utf8' })) as { sessionId: string | null }[];
-    const sessionId = history.map((row) => row.sessionId).filter(Boolean).at(-1)!;
+    const history = JSON.parse(
+      execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), 'history', '--json', '--state-dir', stateDir], { encoding: 'utf8' }),
+    ) as { sessionId: string | null }[];
+    const sessionId = history
+      .map((row) => row.sessionId)
+      .filter(Boolean)
+      .at(-1)!;
     const tail = await liveboardTail(stateDir, sessionId);
     expect(tail).toBe('[REDACTED:MY_API_KEY]\n');
     seen.push(tail);
@@ -126,7 +153,11 @@ requirement('secrets.minted-token', async ({ protocol }) => {
       // a folder of the test's own: the state dir is a store governed commands cannot reach
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-minted-'));
       const file = path.join(scratch, 'minted.txt');
-      const started = await call('exec_command', { cmd: `while [ ! -s '${file}' ]; do sleep 0.05; done; cat '${file}'; sleep 0.2`, workdir: '/', yield_time_ms: 200 });
+      const started = await call('exec_command', {
+        cmd: `while [ ! -s '${file}' ]; do sleep 0.05; done; cat '${file}'; sleep 0.2`,
+        workdir: '/',
+        yield_time_ms: 200,
+      });
       const handle = (started.reply?.result?.structuredContent as { session_handle?: string } | undefined)?.session_handle;
       expect(handle, JSON.stringify(started.reply)).toMatch(/^zs_/);
       const { accessToken, refreshToken } = await grantTokens(srv, 0); // minted after the command started
@@ -170,7 +201,11 @@ requirement('secrets.no-environ', async ({ zodex }) => {
   const z = await zodex({ args: ['--write-mode', 'direct'], env: { ZODEX_AUTH_TOKEN: TOKEN, ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } });
   const pid = z.server.pid;
   // A command reads zodexd's environment itself.
-  const running = await z.exec({ cmd: `tr '\\0' '\\n' < /proc/${pid}/environ | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}' -e ZODEX_AUTH_TOKEN; env | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}'; sleep 30`, workdir: '/', yield_time_ms: 1_000 });
+  const running = await z.exec({
+    cmd: `tr '\\0' '\\n' < /proc/${pid}/environ | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}' -e ZODEX_AUTH_TOKEN; env | grep -c -e '${TOKEN}' -e '${PUBLISHER_TOKEN}'; sleep 30`,
+    workdir: '/',
+    yield_time_ms: 1_000,
+  });
   expect(running.output).toBe('0\n0\n');
   const tree = processTree(pid);
   expect(tree.length).toBeGreaterThanOrEqual(3); // zodexd, the zygote or standbys, the command

@@ -49,7 +49,8 @@ requirement('stdin.poll-ends-on-output', async ({ zodex }) => {
   const ended = await poll(ending.session_handle!, 10_000);
   expect(ended.result).toMatchObject({ status: 'exited', exit_code: 3 });
   expect(ended.ms).toBeLessThan(5_000);
-  for (const handle of [line.session_handle!, burst.session_handle!, chatty.session_handle!, late.session_handle!]) await z.write({ session_handle: handle, kill_process: true });
+  for (const handle of [line.session_handle!, burst.session_handle!, chatty.session_handle!, late.session_handle!])
+    await z.write({ session_handle: handle, kill_process: true });
 });
 
 requirement('stdin.output-since-last', async ({ zodex }) => {

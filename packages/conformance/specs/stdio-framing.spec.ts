@@ -89,13 +89,21 @@ requirement('stdio.message-too-large', async () => {
 
 requirement('stdio.reply-fits-client', async () => {
   // A stock SDK client; the inline limit is raised so that 11 MB of output would go inline.
-  const transport = new StdioClientTransport({ command: process.execPath, args: [ZODEXD, '--mode', 'sprite', '--inline-limit-bytes', '20000000'], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [ZODEXD, '--mode', 'sprite', '--inline-limit-bytes', '20000000'],
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'stock', version: '1' });
   let closed = false;
   transport.onclose = () => (closed = true);
   await client.connect(transport);
   try {
-    const big = (await client.callTool({ name: 'exec_command', arguments: { cmd: 'head -c 11000000 /dev/zero | tr "\\0" a', workdir: '/', yield_time_ms: 60_000 } }, undefined, { timeout: 90_000 })) as {
+    const big = (await client.callTool(
+      { name: 'exec_command', arguments: { cmd: 'head -c 11000000 /dev/zero | tr "\\0" a', workdir: '/', yield_time_ms: 60_000 } },
+      undefined,
+      { timeout: 90_000 },
+    )) as {
       isError?: boolean;
       content: { text: string }[];
     };

@@ -66,7 +66,9 @@ requirement('surface.structured-results', async ({ zodex }) => {
   for (const name of ['exec_command', 'write_stdin']) {
     const tool = tools.find((candidate) => candidate.name === name)!;
     expect(tool.outputSchema?.type, name).toBe('object');
-    expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(expect.arrayContaining(['summary', 'output', 'status', 'cwd', 'session_handle', 'exit_code', 'termination_reason']));
+    expect(Object.keys(tool.outputSchema?.properties ?? {})).toEqual(
+      expect.arrayContaining(['summary', 'output', 'status', 'cwd', 'session_handle', 'exit_code', 'termination_reason']),
+    );
   }
   // execResult() checks that the first text block is the same JSON as structuredContent.
   const result = await z.exec({ cmd: 'echo structured', workdir: z.root });

@@ -27,7 +27,12 @@ requirement('stdio.stdout-protocol-only', async () => {
   send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   // a command that writes to its stdout and stderr, and a failing call the server may log
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'exec_command', arguments: { cmd: 'echo to-stdout; echo to-stderr >&2', workdir: '/' } } });
+  send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'exec_command', arguments: { cmd: 'echo to-stdout; echo to-stderr >&2', workdir: '/' } },
+  });
   send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'write_stdin', arguments: { session_handle: 'nope' } } });
   send({ jsonrpc: '2.0', id: 4, method: 'no/such/method' });
   await expect.poll(() => stdout.split('\n').filter(Boolean).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4);

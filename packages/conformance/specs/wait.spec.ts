@@ -64,7 +64,7 @@ requirement('wait.max-yield-default', async ({ zodex }) => {
 
 requirement('wait.input.read', async ({ zodex }) => {
   const z = await zodex();
-  const first = await expectPrompt(z, "read -p 'Continue? [y/N] ' answer; echo \"answer=$answer\"", 'Continue? [y/N] ');
+  const first = await expectPrompt(z, 'read -p \'Continue? [y/N] \' answer; echo "answer=$answer"', 'Continue? [y/N] ');
   const second = await answerToExit(z, first.session_handle!, 'y\n');
   expect(second).toMatchObject({ status: 'exited', output: 'y\nanswer=y\n' });
 });
@@ -90,7 +90,8 @@ requirement('wait.input.python', async ({ zodex }) => {
 
 requirement('wait.input.node-readline', async ({ zodex }) => {
   const z = await zodex();
-  const script = 'const rl = require("readline").createInterface({ input: process.stdin, output: process.stdout }); rl.question("name? ", (a) => { console.log("got " + a); rl.close(); });';
+  const script =
+    'const rl = require("readline").createInterface({ input: process.stdin, output: process.stdout }); rl.question("name? ", (a) => { console.log("got " + a); rl.close(); });';
   const first = await expectPrompt(z, `node -e '${script}'`);
   expect(first.output).toContain('name? ');
   const second = await z.write({ session_handle: first.session_handle!, chars: 'ada\n', yield_time_ms: 5_000 });
@@ -165,9 +166,13 @@ requirement('wait.input.timed', async ({ zodex }) => {
   // a prompt that gives up after a minute, and top, which never ends alone and between its
   // redraws waits for a key (q quits it).
   const z = await zodex();
-  const prompt = await timed(z, `python3 -c 'import select, sys
+  const prompt = await timed(
+    z,
+    `python3 -c 'import select, sys
 print("continue? [Y/n] (60 s)", end="", flush=True)
-select.select([sys.stdin], [], [], 60)'`, 20_000);
+select.select([sys.stdin], [], [], 60)'`,
+    20_000,
+  );
   expect(prompt.result).toMatchObject({ status: 'running', waiting_for_input: true, output: 'continue? [Y/n] (60 s)' });
   expect(prompt.ms).toBeGreaterThanOrEqual(950);
   expect(prompt.ms).toBeLessThan(8_000);
@@ -222,7 +227,9 @@ requirement('cancel.stdio-close', async ({ zodex }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-cancel-'));
   const pidFile = path.join(dir, 'pid');
   try {
-    const call = z.client.callTool({ name: 'exec_command', arguments: { cmd: 'echo $$ > pid; exec sleep 60', workdir: dir, yield_time_ms: 20_000 } }).catch((error: unknown) => error);
+    const call = z.client
+      .callTool({ name: 'exec_command', arguments: { cmd: 'echo $$ > pid; exec sleep 60', workdir: dir, yield_time_ms: 20_000 } })
+      .catch((error: unknown) => error);
     await expect.poll(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '', { timeout: 5_000 }).toBe(true);
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));
     z.server.process.stdin!.end();

@@ -27,7 +27,9 @@ describe('the write mode', () => {
     expect(resolveWriteMode(undefined, {})).toEqual({ mode: 'publish-pr', source: 'the default' });
     expect(resolveWriteMode(undefined, { ZODEX_WRITE_MODE: 'read-only' })).toEqual({ mode: 'read-only', source: 'ZODEX_WRITE_MODE' });
     expect(resolveWriteMode('direct', { ZODEX_WRITE_MODE: 'read-only' })).toEqual({ mode: 'direct', source: '--write-mode' });
-    expect(() => resolveWriteMode(undefined, { ZODEX_WRITE_MODE: 'push-all' })).toThrow(/^ZODEX_WRITE_MODE "push-all" is not one of read-only, publish-pr, direct/);
+    expect(() => resolveWriteMode(undefined, { ZODEX_WRITE_MODE: 'push-all' })).toThrow(
+      /^ZODEX_WRITE_MODE "push-all" is not one of read-only, publish-pr, direct/,
+    );
     expect(() => resolveWriteMode('x'.repeat(500), {})).toThrow(/"x{40}…" is not one of/);
     expect([isGoverned('read-only'), isGoverned('publish-pr'), isGoverned('direct')]).toEqual([true, true, false]);
   });
@@ -35,9 +37,24 @@ describe('the write mode', () => {
 
 describe('the credential stores', () => {
   it('lists every store of every home and of the environment, each once, with its home', () => {
-    const stores = credentialStores(['/home/u', '/root'], { GH_CONFIG_DIR: '/opt/gh', XDG_CONFIG_HOME: '/home/u/.cfg', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', GNUPGHOME: 'relative/ignored' });
+    const stores = credentialStores(['/home/u', '/root'], {
+      GH_CONFIG_DIR: '/opt/gh',
+      XDG_CONFIG_HOME: '/home/u/.cfg',
+      SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+      GNUPGHOME: 'relative/ignored',
+    });
     const paths = stores.map((store) => store.path);
-    for (const expected of ['/home/u/.git-credentials', '/home/u/.netrc', '/home/u/.ssh', '/home/u/.config/gh', '/root/.config/git/credentials', '/opt/gh', '/home/u/.cfg/gh', '/tmp/ssh-x/agent.1', '/tmp/.X11-unix']) {
+    for (const expected of [
+      '/home/u/.git-credentials',
+      '/home/u/.netrc',
+      '/home/u/.ssh',
+      '/home/u/.config/gh',
+      '/root/.config/git/credentials',
+      '/opt/gh',
+      '/home/u/.cfg/gh',
+      '/tmp/ssh-x/agent.1',
+      '/tmp/.X11-unix',
+    ]) {
       expect(paths).toContain(expected);
     }
     expect(new Set(paths).size).toBe(paths.length);
@@ -66,7 +83,9 @@ describe('token values in startup files', () => {
       'export GH_TOKEN=$(gh auth token)',
       'export GH_TOKEN=short',
     ].join('\n');
-    expect(tokenAssignments(text).sort()).toEqual(['ghe_fishValue12345', 'ghp_double quoted', 'ghp_plainValue123456', 'ghp_singleQuoted99', 'glpat-cshValue1234'].sort());
+    expect(tokenAssignments(text).sort()).toEqual(
+      ['ghe_fishValue12345', 'ghp_double quoted', 'ghp_plainValue123456', 'ghp_singleQuoted99', 'glpat-cshValue1234'].sort(),
+    );
   });
 
   it("finds a URL's password and git's extraheader written into a file, as CI checkouts leave them", () => {

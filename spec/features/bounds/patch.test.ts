@@ -14,7 +14,8 @@ import type { FsPort } from '../../../src/patch/port.js';
 import { applyPatch as applyBounded } from '../../../src/patch/index.js';
 
 // The engine, bounded as zodexd bounds it: through the seam, by these bounds.
-const applyPatch = (patch: string, workdir: string, fs: FsPort = nodeFs, bounds?: PatchBounds) => applyBounded(patch, workdir, fs, bounds && patchBoundary(bounds));
+const applyPatch = (patch: string, workdir: string, fs: FsPort = nodeFs, bounds?: PatchBounds) =>
+  applyBounded(patch, workdir, fs, bounds && patchBoundary(bounds));
 
 const scratch: string[] = [];
 const tempDir = (base = os.tmpdir()) => {
@@ -36,7 +37,12 @@ describe('the write mode', () => {
     fs.writeFileSync(path.join(home, '.git-credentials'), 'https://writer:secret@example.com\n');
     fs.symlinkSync(path.join(home, '.git-credentials'), path.join(home, 'innocent-link'));
     fs.linkSync(path.join(home, '.git-credentials'), path.join(home, 'hard-link'));
-    const bounds: PatchBounds = { denied: [path.join(home, '.git-credentials'), path.join(home, '.ssh')], sandbox: 'off', writableRoots: [], privateTmp: undefined };
+    const bounds: PatchBounds = {
+      denied: [path.join(home, '.git-credentials'), path.join(home, '.ssh')],
+      sandbox: 'off',
+      writableRoots: [],
+      privateTmp: undefined,
+    };
     const report = await applyPatch(
       patchOf(
         '*** Update File: .git-credentials',
@@ -58,7 +64,12 @@ describe('the write mode', () => {
       nodeFs,
       bounds,
     );
-    expect(codes(report)).toEqual(['.git-credentials CREDENTIAL_STORE_DENIED', '.ssh/authorized_keys CREDENTIAL_STORE_DENIED', 'innocent-link CREDENTIAL_STORE_DENIED', 'hard-link CREDENTIAL_STORE_DENIED']);
+    expect(codes(report)).toEqual([
+      '.git-credentials CREDENTIAL_STORE_DENIED',
+      '.ssh/authorized_keys CREDENTIAL_STORE_DENIED',
+      'innocent-link CREDENTIAL_STORE_DENIED',
+      'hard-link CREDENTIAL_STORE_DENIED',
+    ]);
     expect(report.failed.map((failure) => failure.reason).join('\n')).not.toContain('secret');
     expect(report.changed).toEqual([{ kind: 'A', path: 'fine.txt' }]);
     expect(fs.readFileSync(path.join(home, '.git-credentials'), 'utf8')).toContain('secret');
@@ -76,12 +87,29 @@ describe('the sandbox', () => {
     fs.symlinkSync(outside, path.join(work, 'link-out'));
     const bounds: PatchBounds = { denied: [], sandbox: 'workspace-write', writableRoots: [root], privateTmp };
     const report = await applyPatch(
-      patchOf('*** Add File: in-work.txt', '+a', `*** Add File: ${root}/in-root.txt`, '+b', '*** Add File: /tmp/zodex-scratch-note.txt', '+c', `*** Add File: ${outside}/out.txt`, '+d', '*** Add File: link-out/through.txt', '+e', `*** Add File: ${os.homedir()}/zodex-patch-probe.txt`, '+f'),
+      patchOf(
+        '*** Add File: in-work.txt',
+        '+a',
+        `*** Add File: ${root}/in-root.txt`,
+        '+b',
+        '*** Add File: /tmp/zodex-scratch-note.txt',
+        '+c',
+        `*** Add File: ${outside}/out.txt`,
+        '+d',
+        '*** Add File: link-out/through.txt',
+        '+e',
+        `*** Add File: ${os.homedir()}/zodex-patch-probe.txt`,
+        '+f',
+      ),
       work,
       nodeFs,
       bounds,
     );
-    expect(codes(report)).toEqual([`${outside}/out.txt SANDBOX_WRITE_DENIED`, 'link-out/through.txt SANDBOX_WRITE_DENIED', `${os.homedir()}/zodex-patch-probe.txt SANDBOX_WRITE_DENIED`]);
+    expect(codes(report)).toEqual([
+      `${outside}/out.txt SANDBOX_WRITE_DENIED`,
+      'link-out/through.txt SANDBOX_WRITE_DENIED',
+      `${os.homedir()}/zodex-patch-probe.txt SANDBOX_WRITE_DENIED`,
+    ]);
     expect(fs.readFileSync(path.join(work, 'in-work.txt'), 'utf8')).toBe('a\n');
     expect(fs.readFileSync(path.join(root, 'in-root.txt'), 'utf8')).toBe('b\n');
     expect(fs.readFileSync(path.join(privateTmp, 'zodex-scratch-note.txt'), 'utf8')).toBe('c\n');
@@ -92,7 +120,12 @@ describe('the sandbox', () => {
   it('read-only: nothing but the private /tmp, the workdir included', async () => {
     const work = tempDir();
     const privateTmp = tempDir();
-    const report = await applyPatch(patchOf('*** Add File: a.txt', '+a', '*** Add File: /tmp/b.txt', '+b'), work, nodeFs, { denied: [], sandbox: 'read-only', writableRoots: [], privateTmp });
+    const report = await applyPatch(patchOf('*** Add File: a.txt', '+a', '*** Add File: /tmp/b.txt', '+b'), work, nodeFs, {
+      denied: [],
+      sandbox: 'read-only',
+      writableRoots: [],
+      privateTmp,
+    });
     expect(codes(report)).toEqual(['a.txt SANDBOX_WRITE_DENIED']);
     expect(fs.readFileSync(path.join(privateTmp, 'b.txt'), 'utf8')).toBe('b\n');
   });
@@ -115,7 +148,12 @@ describe('the sandbox', () => {
         return nodeFs.open(file, flags, mode);
       },
     };
-    const report = await applyPatch(patchOf('*** Add File: sub/new.txt', '+x'), work, racing, { denied: [], sandbox: 'workspace-write', writableRoots: [], privateTmp: undefined });
+    const report = await applyPatch(patchOf('*** Add File: sub/new.txt', '+x'), work, racing, {
+      denied: [],
+      sandbox: 'workspace-write',
+      writableRoots: [],
+      privateTmp: undefined,
+    });
     expect(swapped).toBe(true);
     expect(fs.readdirSync(outside)).toEqual([]);
     // The folder it had opened is where the write went (moved away, still inside the workdir), or

@@ -32,7 +32,8 @@ afterEach(() => {
 });
 
 let secrets = new SecretRegistry();
-const prepare = (argv: string[], spawnHelper = HELPER) => prepareBounds(configFor(['--state-dir', path.join(home, 'state'), ...argv]), { spawnHelper, shell: '/bin/sh', log, secrets });
+const prepare = (argv: string[], spawnHelper = HELPER) =>
+  prepareBounds(configFor(['--state-dir', path.join(home, 'state'), ...argv]), { spawnHelper, shell: '/bin/sh', log, secrets });
 
 describe('zodexd bounds', () => {
   it('confine nothing in direct mode without a sandbox', async () => {
@@ -48,7 +49,10 @@ describe('zodexd bounds', () => {
   it('govern by default: tokens out, the confinement in, the stores denied to apply_patch', async () => {
     const bounds = await prepare([]);
     try {
-      const env = commandEnv({ PATH: '/bin', HOME: home, GH_TOKEN: 'ghp_governedDefault0123', SSH_AUTH_SOCK: '/tmp/a.sock', ZODEX_AUTH_TOKEN: 'a'.repeat(32) }, bounds.environment);
+      const env = commandEnv(
+        { PATH: '/bin', HOME: home, GH_TOKEN: 'ghp_governedDefault0123', SSH_AUTH_SOCK: '/tmp/a.sock', ZODEX_AUTH_TOKEN: 'a'.repeat(32) },
+        bounds.environment,
+      );
       expect(env.GH_TOKEN ?? env.SSH_AUTH_SOCK ?? env.ZODEX_AUTH_TOKEN).toBeUndefined();
       expect(env).toMatchObject({ ZODEX_WRITE_MODE: 'publish-pr', GIT_TERMINAL_PROMPT: '0' });
       expect(env.ZODEX_CONFINE).toMatch(/^g1:1/);
@@ -75,7 +79,12 @@ describe('zodexd bounds', () => {
       const copy = /b(\d+):/.exec(entry)!;
       const source = entry.slice(copy.index + copy[0].length, copy.index + copy[0].length + Number(copy[1]));
       expect(fs.readFileSync(source, 'utf8')).toBe('\n');
-      expect(finished.env).toMatchObject({ GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'credential.helper', GIT_CONFIG_VALUE_0: '', GIT_CONFIG_VALUE_1: `store --file='${credentials}'` });
+      expect(finished.env).toMatchObject({
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: 'credential.helper',
+        GIT_CONFIG_VALUE_0: '',
+        GIT_CONFIG_VALUE_1: `store --file='${credentials}'`,
+      });
       // both values join the one registry output redaction reads (src/secrets.ts), under the name
       // of where they were first found
       expect(secrets.list().map((entry) => entry.value)).toEqual(expect.arrayContaining(['readerToken01', 'ghp_computedByTheShell0123']));
@@ -99,7 +108,10 @@ describe('zodexd bounds', () => {
       const leaking = await prepare([]);
       try {
         const env = commandEnv({ PATH: '/usr/bin:/bin', HOME: home, GH_TOKEN: 'ghp_readByCat0123456789' }, leaking.environment);
-        await expect(leaking.finish({ shell: '/bin/bash', env, source: 'test' })).rejects.toMatchObject({ code: 'SPAWN_FAILED', message: expect.stringMatching(/^your login shell gives commands a token/) });
+        await expect(leaking.finish({ shell: '/bin/bash', env, source: 'test' })).rejects.toMatchObject({
+          code: 'SPAWN_FAILED',
+          message: expect.stringMatching(/^your login shell gives commands a token/),
+        });
       } finally {
         leaking.close();
       }
@@ -112,14 +124,29 @@ describe('zodexd bounds', () => {
     const socket = path.join(home, 'publisher.sock');
     const server = net.createServer((connection) => {
       connection.once('data', () => {
-        const result = { mode: 'direct', pid: 1, version: 'x', apiBase: 'a', gitBase: 'g', defaultRemote: 'origin', protectedBranches: [], allowedRemotes: [], tokenLoaded: true, tokenFile: '/srv/token' };
+        const result = {
+          mode: 'direct',
+          pid: 1,
+          version: 'x',
+          apiBase: 'a',
+          gitBase: 'g',
+          defaultRemote: 'origin',
+          protectedBranches: [],
+          allowedRemotes: [],
+          tokenLoaded: true,
+          tokenFile: '/srv/token',
+        };
         connection.end(`${JSON.stringify({ version: 1, id: 'x', ok: true, result })}\n`);
       });
     });
     await new Promise<void>((resolve) => server.listen(socket, resolve));
     process.env.ZODEX_PUBLISHER_SOCKET = socket;
     try {
-      await expect(prepare(['--write-mode', 'publish-pr'])).rejects.toThrow(new BoundsError(`zodexd's write mode is publish-pr (--write-mode) but the publisher at ${socket} runs in direct; they must agree: start both with the same --write-mode (or ZODEX_WRITE_MODE)`));
+      await expect(prepare(['--write-mode', 'publish-pr'])).rejects.toThrow(
+        new BoundsError(
+          `zodexd's write mode is publish-pr (--write-mode) but the publisher at ${socket} runs in direct; they must agree: start both with the same --write-mode (or ZODEX_WRITE_MODE)`,
+        ),
+      );
       const readOnly = await prepare(['--write-mode', 'read-only']);
       expect(readOnly.patches.denied).toEqual(expect.arrayContaining(['/srv/token', home]));
       readOnly.close();
@@ -132,9 +159,14 @@ describe('zodexd bounds', () => {
     const fake = path.join(home, 'fake-spawn');
     fs.writeFileSync(fake, '#!/bin/sh\necho "unshare(CLONE_NEWUSER|CLONE_NEWNS) (user namespaces): Operation not permitted"\nexit 1\n', { mode: 0o755 });
     const before = fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`zodex-bounds-${process.pid}-`));
-    const error = await prepare(['--sandbox', 'read-only'], fake).then(() => undefined, (failure: unknown) => failure as Error);
+    const error = await prepare(['--sandbox', 'read-only'], fake).then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
     expect(error).toBeInstanceOf(BoundsError);
-    expect(error?.message).toMatch(/^cannot confine commands as --write-mode publish-pr --sandbox read-only asks: unshare\(CLONE_NEWUSER\|CLONE_NEWNS\) \(user namespaces\): Operation not permitted\. unprivileged user namespaces are off or restricted here: `sysctl user\.max_user_namespaces`/);
+    expect(error?.message).toMatch(
+      /^cannot confine commands as --write-mode publish-pr --sandbox read-only asks: unshare\(CLONE_NEWUSER\|CLONE_NEWNS\) \(user namespaces\): Operation not permitted\. unprivileged user namespaces are off or restricted here: `sysctl user\.max_user_namespaces`/,
+    );
     expect(error?.message).toContain('start it with --write-mode direct --sandbox off --sandbox-network on');
     expect(fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`zodex-bounds-${process.pid}-`))).toEqual(before);
   });

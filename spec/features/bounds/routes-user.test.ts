@@ -43,7 +43,13 @@ interface ExecResult {
 // A zodexd run as nobody, in a mount namespace where the checkout is bound at `view`.
 async function connect(mode: WriteModeName): Promise<{ client: Client; stderr: () => string }> {
   const governed = mode !== 'direct';
-  const zodexdArgs = ['--write-mode', mode, '--state-dir', path.join(world.home, '.local', 'state', 'zodex'), ...(governed ? ['--git-read-credentials', world.readCredentials] : [])];
+  const zodexdArgs = [
+    '--write-mode',
+    mode,
+    '--state-dir',
+    path.join(world.home, '.local', 'state', 'zodex'),
+    ...(governed ? ['--git-read-credentials', world.readCredentials] : []),
+  ];
   const script = `mount --bind "$1" "$2" && shift 2 && exec setpriv --reuid=${NOBODY.uid} --regid=${NOBODY.gid} --clear-groups "$@"`;
   const transport = new StdioClientTransport({
     command: 'unshare',
@@ -60,10 +66,15 @@ async function connect(mode: WriteModeName): Promise<{ client: Client; stderr: (
 }
 
 async function runScript(client: Client, cmd: string, workdir: string): Promise<string> {
-  let result = (await client.callTool({ name: 'exec_command', arguments: { cmd, workdir, yield_time_ms: 30_000 } }, undefined, { timeout: 60_000 })).structuredContent as unknown as ExecResult;
+  let result = (await client.callTool({ name: 'exec_command', arguments: { cmd, workdir, yield_time_ms: 30_000 } }, undefined, { timeout: 60_000 }))
+    .structuredContent as unknown as ExecResult;
   let output = result.output;
   while (result.status === 'running') {
-    result = (await client.callTool({ name: 'write_stdin', arguments: { session_handle: result.session_handle, yield_time_ms: 30_000 } }, undefined, { timeout: 60_000 })).structuredContent as unknown as ExecResult;
+    result = (
+      await client.callTool({ name: 'write_stdin', arguments: { session_handle: result.session_handle, yield_time_ms: 30_000 } }, undefined, {
+        timeout: 60_000,
+      })
+    ).structuredContent as unknown as ExecResult;
     output += result.output;
   }
   return output;

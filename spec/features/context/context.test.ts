@@ -163,9 +163,24 @@ describe('workdir context', () => {
     const workdir = tempDir();
     write(path.join(workdir, 'AGENTS.md'), 'x');
     skill(path.join(workdir, '.agents', 'skills'), 'a', 'name: a\ndescription: b');
-    expect(workdirContext(workdir, options(tempDir(), (o) => (o.workdirEnabled = false)))).toBeUndefined();
-    expect(workdirContext(workdir, options(tempDir(), (o) => (o.parts.workdirInstructionsHint = false)))).not.toContain('AGENTS.md');
-    expect(workdirContext(workdir, options(tempDir(), (o) => (o.parts.workdirSkills = false)))).not.toContain('- a: b');
+    expect(
+      workdirContext(
+        workdir,
+        options(tempDir(), (o) => (o.workdirEnabled = false)),
+      ),
+    ).toBeUndefined();
+    expect(
+      workdirContext(
+        workdir,
+        options(tempDir(), (o) => (o.parts.workdirInstructionsHint = false)),
+      ),
+    ).not.toContain('AGENTS.md');
+    expect(
+      workdirContext(
+        workdir,
+        options(tempDir(), (o) => (o.parts.workdirSkills = false)),
+      ),
+    ).not.toContain('- a: b');
   });
 });
 

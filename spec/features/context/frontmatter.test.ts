@@ -105,9 +105,10 @@ describe('front matter: scalars', () => {
 
 describe('front matter: structure it does not read', () => {
   it('skips nested mappings and sequences, keeps the keys around them', () => {
-    expect(
-      fields(fm('name: n', 'metadata:', '  version: 1', '  tags: [a, b]', 'allowed-tools:', '  - Bash', '  - Read', 'description: d')),
-    ).toEqual({ name: 'n', description: 'd' });
+    expect(fields(fm('name: n', 'metadata:', '  version: 1', '  tags: [a, b]', 'allowed-tools:', '  - Bash', '  - Read', 'description: d'))).toEqual({
+      name: 'n',
+      description: 'd',
+    });
   });
 
   it('later duplicates win; comments and stray lines are skipped', () => {
@@ -150,7 +151,7 @@ describe('front matter: properties', () => {
     );
   });
 
-  it("reads back any one-line string written as a single-quoted scalar", () => {
+  it('reads back any one-line string written as a single-quoted scalar', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (value) => {
         fc.pre(!/[\r\n\u0085\u2028\u2029]/.test(value) && value === value.trim());
@@ -160,7 +161,9 @@ describe('front matter: properties', () => {
   });
 
   it('reads back lines written as a literal block with strip chomping', () => {
-    const line = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).filter((text) => !/[\r\n\u0085\u2028\u2029]/.test(text) && text.trim() === text && text !== '');
+    const line = fc
+      .string({ unit: 'grapheme', minLength: 1, maxLength: 30 })
+      .filter((text) => !/[\r\n\u0085\u2028\u2029]/.test(text) && text.trim() === text && text !== '');
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), (lines) => {
         expect(fields(fm('description: |-', ...lines.map((text) => `  ${text}`))).description).toBe(lines.join('\n'));

@@ -139,6 +139,8 @@ describe('context options: clear errors', () => {
   });
 
   it('rejects a switch that is not on or off', () => {
-    expect(configError(() => setup().load({ flags: { globalContext: 'maybe' } }))).toBe('--global-context "maybe" is not on or off; write e.g. --global-context off');
+    expect(configError(() => setup().load({ flags: { globalContext: 'maybe' } }))).toBe(
+      '--global-context "maybe" is not on or off; write e.g. --global-context off',
+    );
   });
 });

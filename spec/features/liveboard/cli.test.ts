@@ -43,7 +43,10 @@ describe('zodexd --liveboard', () => {
 describe('zodex liveboard', () => {
   it('defaults to 127.0.0.1:7392 and the usual state dir', () => {
     const request = parseLiveboardArgs([], { XDG_STATE_HOME: '/x/state' });
-    expect(request).toEqual({ kind: 'run', settings: { listen: { host: '127.0.0.1', port: 7392 }, stateDir: '/x/state/zodex', allowHosts: [], token: undefined } });
+    expect(request).toEqual({
+      kind: 'run',
+      settings: { listen: { host: '127.0.0.1', port: 7392 }, stateDir: '/x/state/zodex', allowHosts: [], token: undefined },
+    });
     expect(DEFAULT_LIVEBOARD_LISTEN).toBe('127.0.0.1:7392');
   });
 
@@ -51,7 +54,10 @@ describe('zodex liveboard', () => {
     const dir = scratch('cli');
     const tokenFile = path.join(dir, 'token');
     fs.writeFileSync(tokenFile, `${TOKEN}\n`);
-    const request = parseLiveboardArgs(['--listen', '127.0.0.1:0', '--state-dir', dir, '--allow-host', 'Board.Example', '--allow-host', 'tunnel.example', '--auth-token-file', tokenFile], {});
+    const request = parseLiveboardArgs(
+      ['--listen', '127.0.0.1:0', '--state-dir', dir, '--allow-host', 'Board.Example', '--allow-host', 'tunnel.example', '--auth-token-file', tokenFile],
+      {},
+    );
     expect(request).toEqual({
       kind: 'run',
       settings: { listen: { host: '127.0.0.1', port: 0 }, stateDir: dir, allowHosts: ['board.example', 'tunnel.example'], token: TOKEN },
@@ -83,10 +89,14 @@ describe('zodex liveboard with ZODEX_AUTH_TOKEN', () => {
   it('keeps the token out of /proc/PID/environ once read', async () => {
     const { spawn } = await import('node:child_process');
     const dir = scratch('env');
-    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../../dist/cli/zodex.js'), 'liveboard', '--listen', '127.0.0.1:0', '--state-dir', path.join(dir, 'state')], {
-      env: { ...process.env, ZODEX_AUTH_TOKEN: TOKEN },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.resolve(import.meta.dirname, '../../../dist/cli/zodex.js'), 'liveboard', '--listen', '127.0.0.1:0', '--state-dir', path.join(dir, 'state')],
+      {
+        env: { ...process.env, ZODEX_AUTH_TOKEN: TOKEN },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
     try {

@@ -114,7 +114,10 @@ describe('the control socket', () => {
 
   it('answers unknown sessions and malformed requests with a coded error', async () => {
     const socketPath = controlSocketPath(stateDir, serverId);
-    expect(await controlCall(socketPath, { version: 1, op: 'kill', sessionId: 'snosuchsession' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_SESSION' } });
+    expect(await controlCall(socketPath, { version: 1, op: 'kill', sessionId: 'snosuchsession' })).toMatchObject({
+      ok: false,
+      error: { code: 'UNKNOWN_SESSION' },
+    });
     const raw = (line: string) =>
       new Promise<string>((resolve) => {
         const socket = net.connect(socketPath, () => socket.write(line));

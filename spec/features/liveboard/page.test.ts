@@ -42,7 +42,12 @@ describe('the Liveboard page', () => {
 describe("the Liveboard's browser script", () => {
   it('is served exactly as its own files, which the typecheck checks against the DOM', () => {
     const folder = path.join(__dirname, '../../../src/features/liveboard/browser');
-    expect(fs.readdirSync(folder).filter((name) => name.endsWith('.js')).sort()).toEqual([...SCRIPT_FILES].sort());
+    expect(
+      fs
+        .readdirSync(folder)
+        .filter((name) => name.endsWith('.js'))
+        .sort(),
+    ).toEqual([...SCRIPT_FILES].sort());
     const scripts = SCRIPT_FILES.map((name) => fs.readFileSync(path.join(folder, name), 'utf8'));
     for (const script of scripts) expect(script.startsWith('// @ts-check\n')).toBe(true);
     expect(html).toContain(`<script nonce="NONCE123">${scripts.join('\n')}</script>`);

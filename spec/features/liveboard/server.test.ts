@@ -37,7 +37,14 @@ beforeAll(async () => {
   control = startControlServer({ sessions: () => engine.list(), store: writer, serverId, stateDir, tails: wired.tails, log: (m) => logged.push(m) });
   await control.ready;
   reader = openStoreReader(stateDir);
-  board = await startLiveboard({ store: reader, stateDir, listen: { host: '127.0.0.1', port: 0 }, allowHosts: [], token: undefined, log: (m) => logged.push(m) });
+  board = await startLiveboard({
+    store: reader,
+    stateDir,
+    listen: { host: '127.0.0.1', port: 0 },
+    allowHosts: [],
+    token: undefined,
+    log: (m) => logged.push(m),
+  });
   origin = board.url.replace(/\/$/, '');
   const page = await request(board.url);
   csrf = /<meta name="zodex-csrf" content="([^"]+)">/.exec(page.body)![1]!;
@@ -133,9 +140,9 @@ describe('guardrails', () => {
 
 describe('token', () => {
   it('is required on a non-loopback bind', async () => {
-    await expect(startLiveboard({ store: reader, stateDir, listen: { host: '192.0.2.1', port: 0 }, allowHosts: [], token: undefined, log: () => {} })).rejects.toThrow(
-      /not a loopback address, so the Liveboard needs a token/,
-    );
+    await expect(
+      startLiveboard({ store: reader, stateDir, listen: { host: '192.0.2.1', port: 0 }, allowHosts: [], token: undefined, log: () => {} }),
+    ).rejects.toThrow(/not a loopback address, so the Liveboard needs a token/);
   });
 
   it('is taken once from ?token= into an HttpOnly SameSite=Strict cookie, or as a bearer header', async () => {
@@ -159,7 +166,12 @@ describe('token', () => {
       expect((await request(guarded.url, { headers: { cookie: `${AUTH_COOKIE}=forged` } })).status).toBe(401);
       const bearer = await request(`${guarded.url}api/alias`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: guarded.url.replace(/\/$/, ''), 'x-zodex-liveboard': /content="([^"]+)">\n<title>/.exec(withCookie.body)![1]! },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          origin: guarded.url.replace(/\/$/, ''),
+          'x-zodex-liveboard': /content="([^"]+)">\n<title>/.exec(withCookie.body)![1]!,
+        },
         body: JSON.stringify({ agentId, alias: 'by bearer' }),
       });
       expect(bearer.status, bearer.body).toBe(200);
@@ -180,7 +192,11 @@ describe('the change feed', () => {
       const written = Date.now();
       writer.setAlias(agentId, 'Rindle implementation', 'agent');
       const renamed = await sse.waitFor(
-        (e) => e.event === 'update' && ((e.data as { agents?: { agentId: string; alias: string }[] }).agents ?? []).some((a) => a.agentId === agentId && a.alias === 'Rindle implementation'),
+        (e) =>
+          e.event === 'update' &&
+          ((e.data as { agents?: { agentId: string; alias: string }[] }).agents ?? []).some(
+            (a) => a.agentId === agentId && a.alias === 'Rindle implementation',
+          ),
         1_000,
       );
       expect(renamed.at - written).toBeLessThan(1_000);
@@ -188,7 +204,11 @@ describe('the change feed', () => {
       const id = writer.startInvocation({ agentId, tool: 'exec_command', workdir: dir, summary: 'make test' });
       writer.finishInvocation(id, { resultSummary: 'exited 0 after 0.1s', isError: false, exitCode: 0, terminationReason: 'exit' });
       const timeline = await sse.waitFor(
-        (e) => e.event === 'update' && ((e.data as { timelines?: Record<string, { summary: string; exitCode: number }[]> }).timelines?.[agentId] ?? []).some((row) => row.summary === 'make test' && row.exitCode === 0),
+        (e) =>
+          e.event === 'update' &&
+          ((e.data as { timelines?: Record<string, { summary: string; exitCode: number }[]> }).timelines?.[agentId] ?? []).some(
+            (row) => row.summary === 'make test' && row.exitCode === 0,
+          ),
         1_000,
       );
       expect(timeline.at - written).toBeLessThan(1_500);
@@ -218,15 +238,34 @@ describe('actions on a real session', () => {
     const sse = await SseReader.open(`${origin}/events`);
     try {
       const session = await engine.start({ cmd: 'echo ready; sleep 30', cwd: dir, timeoutMs: 30_000, owner: 'spec', agentId });
-      await sse.waitFor((e) => e.event === 'tail' && (e.data as { sessionId: string; text: string }).sessionId === session.id && (e.data as { text: string }).text.includes('ready'), 3_000);
+      await sse.waitFor(
+        (e) =>
+          e.event === 'tail' && (e.data as { sessionId: string; text: string }).sessionId === session.id && (e.data as { text: string }).text.includes('ready'),
+        3_000,
+      );
       const killed = await post(`/api/sessions/${session.id}/kill`, {});
       expect(killed.status, killed.body).toBe(200);
-      await sse.waitFor((e) => e.event === 'tail' && (e.data as { sessionId: string; end?: { reason: string } }).sessionId === session.id && (e.data as { end?: { reason: string } }).end?.reason === 'killed', 3_000);
       await sse.waitFor(
-        (e) => e.event === 'update' && ((e.data as { sessions?: { sessionId: string; state: string; terminationReason: string }[] }).sessions ?? []).some((s) => s.sessionId === session.id && s.terminationReason === 'killed'),
+        (e) =>
+          e.event === 'tail' &&
+          (e.data as { sessionId: string; end?: { reason: string } }).sessionId === session.id &&
+          (e.data as { end?: { reason: string } }).end?.reason === 'killed',
+        3_000,
+      );
+      await sse.waitFor(
+        (e) =>
+          e.event === 'update' &&
+          ((e.data as { sessions?: { sessionId: string; state: string; terminationReason: string }[] }).sessions ?? []).some(
+            (s) => s.sessionId === session.id && s.terminationReason === 'killed',
+          ),
         2_000,
       );
-      expect(reader.history({ agentId }).filter((row) => row.sessionId === session.id && row.actor === 'operator').map((row) => row.tool)).toEqual(['operator.kill']);
+      expect(
+        reader
+          .history({ agentId })
+          .filter((row) => row.sessionId === session.id && row.actor === 'operator')
+          .map((row) => row.tool),
+      ).toEqual(['operator.kill']);
       const again = await post(`/api/sessions/${session.id}/kill`, {});
       expect(again.status).toBe(404);
     } finally {

@@ -4,7 +4,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorize, decide } from '../../../src/features/oauth/authorize.js';
 import { registerClient } from '../../../src/features/oauth/clients.js';
-import { CODE_TTL_MS, MAX_PENDING, MAX_PENDING_PER_CLIENT, MAX_PENDING_PER_SOURCE, PENDING_TTL_MS, REFRESH_REUSE_GRACE_MS, REFRESH_TOKEN_TTL_MS, type OAuthContext } from '../../../src/features/oauth/context.js';
+import {
+  CODE_TTL_MS,
+  MAX_PENDING,
+  MAX_PENDING_PER_CLIENT,
+  MAX_PENDING_PER_SOURCE,
+  PENDING_TTL_MS,
+  REFRESH_REUSE_GRACE_MS,
+  REFRESH_TOKEN_TTL_MS,
+  type OAuthContext,
+} from '../../../src/features/oauth/context.js';
 import { hashSecret, normalizePairingCode, s256 } from '../../../src/features/oauth/secrets.js';
 import { tokenRequest } from '../../../src/features/oauth/token.js';
 import { endpoints } from '../../../src/features/oauth/urls.js';
@@ -49,7 +58,14 @@ function setup(): { context: OAuthContext & { clock: { now: number }; printed: s
 }
 
 const query = (clientId: string, extra: Record<string, string> = {}) =>
-  new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', ...extra });
+  new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    ...extra,
+  });
 
 async function approved(context: ReturnType<typeof setup>['context'], clientId: string): Promise<string> {
   const outcome = await authorize(query(clientId), at, context);
@@ -74,7 +90,11 @@ describe('lifetimes', () => {
     const { context, clientId } = setup();
     const code = await approved(context, clientId);
     context.clock.now += CODE_TTL_MS + 1;
-    const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context);
+    const answer = tokenRequest(
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }),
+      at,
+      context,
+    );
     expect(answer.body).toMatchObject({ error: 'invalid_grant' });
   });
   it('a pending request dies after PENDING_TTL_MS', async () => {
@@ -114,13 +134,21 @@ describe('lifetimes', () => {
   it('a refresh token dies after REFRESH_TOKEN_TTL_MS; tokens are stored as hashes only', async () => {
     const { context, clientId } = setup();
     const code = await approved(context, clientId);
-    const tokens = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    const tokens = tokenRequest(
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }),
+      at,
+      context,
+    ).body;
     expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 60, scope: 'zodex' });
     expect(context.store.token(hashSecret(tokens.access_token as string))?.kind).toBe('access');
     const rows = context.store.db.prepare('SELECT hash FROM oauth_tokens').all() as { hash: string }[];
     expect(rows.map((row) => row.hash).sort()).toEqual([hashSecret(tokens.access_token as string), hashSecret(tokens.refresh_token as string)].sort());
     context.clock.now += REFRESH_TOKEN_TTL_MS;
-    const late = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context);
+    const late = tokenRequest(
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }),
+      at,
+      context,
+    );
     expect(late.body).toMatchObject({ error: 'invalid_grant' });
   });
 });
@@ -132,13 +160,19 @@ describe('token requests', () => {
     const form = { grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId };
     expect(tokenRequest(new URLSearchParams(form), at, context).body.error_description).toContain('redirect_uri');
     const other = await approved(context, clientId);
-    expect(tokenRequest(new URLSearchParams({ ...form, code: other, redirect_uri: REDIRECT, client_id: 'zc_other' }), at, context).body.error_description).toContain('another client_id');
+    expect(
+      tokenRequest(new URLSearchParams({ ...form, code: other, redirect_uri: REDIRECT, client_id: 'zc_other' }), at, context).body.error_description,
+    ).toContain('another client_id');
     expect(tokenRequest(new URLSearchParams({ grant_type: 'password' }), at, context).body.error).toBe('unsupported_grant_type');
   });
   it('refuse a code presented at another resource', async () => {
     const { context, clientId } = setup();
     const code = await approved(context, clientId);
-    const answer = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), endpoints('http://localhost:7391'), context);
+    const answer = tokenRequest(
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }),
+      endpoints('http://localhost:7391'),
+      context,
+    );
     expect(answer.body.error).toBe('invalid_target');
   });
 });
@@ -149,33 +183,61 @@ describe('minted tokens are secrets', () => {
     const secrets = new SecretRegistry(() => context.clock.now);
     context.secrets = secrets;
     const code = await approved(context, clientId);
-    const first = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    const first = tokenRequest(
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }),
+      at,
+      context,
+    ).body;
     expect(secrets.redactText(`${first.access_token} ${first.refresh_token}`)).toBe('[REDACTED:OAUTH_ACCESS_TOKEN] [REDACTED:OAUTH_REFRESH_TOKEN]');
     context.clock.now += 61_000; // the access token expired
-    const second = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }), at, context).body;
-    expect(secrets.list().map((entry) => entry.value).sort()).toEqual([second.access_token, second.refresh_token].sort());
+    const second = tokenRequest(
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }),
+      at,
+      context,
+    ).body;
+    expect(
+      secrets
+        .list()
+        .map((entry) => entry.value)
+        .sort(),
+    ).toEqual([second.access_token, second.refresh_token].sort());
   });
 });
 
 describe('the audience: the zodexd that issued a grant, never a Host header', () => {
   const exchange = (context: ReturnType<typeof setup>['context'], clientId: string, code: string) =>
-    tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
+    tokenRequest(
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }),
+      at,
+      context,
+    ).body;
   it('binds each grant to the listener of the zodexd that approved it', async () => {
     const { context, clientId } = setup();
     const tokens = exchange(context, clientId, await approved(context, clientId));
     expect(context.store.token(hashSecret(tokens.access_token as string))?.grant.audience).toBe('tcp:127.0.0.1:7391');
     // Another zodexd on the same state dir, asked with this one's Host (so at.resource matches).
     context.audience = 'tcp:127.0.0.1:7392';
-    const refresh = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).body;
+    const refresh = tokenRequest(
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }),
+      at,
+      context,
+    ).body;
     expect(refresh).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('another zodexd') });
     context.audience = 'tcp:127.0.0.1:7391';
-    expect(tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).status).toBe(200);
+    expect(
+      tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context)
+        .status,
+    ).toBe(200);
   });
   it('refuses the refresh token of a grant made before audiences existed', async () => {
     const { context, clientId } = setup();
     const tokens = exchange(context, clientId, await approved(context, clientId));
     context.store.db.prepare('UPDATE oauth_grants SET audience = NULL').run();
-    const refresh = tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }), at, context).body;
+    const refresh = tokenRequest(
+      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token as string, client_id: clientId }),
+      at,
+      context,
+    ).body;
     expect(refresh).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('issued before') });
   });
 });
@@ -183,7 +245,8 @@ describe('the audience: the zodexd that issued a grant, never a Host header', ()
 describe('revocation by this server', () => {
   it('a replayed code or refresh token revokes its grant and says so, so that its sessions end', async () => {
     const { context, clientId } = setup();
-    const form = (code: string) => new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT });
+    const form = (code: string) =>
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT });
     const code = await approved(context, clientId);
     const tokens = tokenRequest(form(code), at, context).body;
     const grant = context.store.token(hashSecret(tokens.access_token as string))!.grantId;
@@ -191,7 +254,8 @@ describe('revocation by this server', () => {
     expect(context.ended).toEqual([grant]);
     const again = tokenRequest(form(await approved(context, clientId)), at, context).body;
     const second = context.store.token(hashSecret(again.access_token as string))!.grantId;
-    const refresh = () => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: again.refresh_token as string, client_id: clientId }), at, context);
+    const refresh = () =>
+      tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: again.refresh_token as string, client_id: clientId }), at, context);
     expect(refresh().status).toBe(200);
     context.clock.now += 60_000;
     expect(refresh().body.error).toBe('invalid_grant');
@@ -201,7 +265,16 @@ describe('revocation by this server', () => {
     const { context } = setup();
     const other = OAuthStore.open(path.dirname(context.store.db.name));
     cleanups.push(() => other.close());
-    context.store.createGrant({ id: 'zg_a', clientId: 'c', clientName: 'n', redirectUri: REDIRECT, resource: at.resource, audience: 'tcp:x', scope: 'zodex', createdAt: 0 });
+    context.store.createGrant({
+      id: 'zg_a',
+      clientId: 'c',
+      clientName: 'n',
+      redirectUri: REDIRECT,
+      resource: at.resource,
+      audience: 'tcp:x',
+      scope: 'zodex',
+      createdAt: 0,
+    });
     expect(context.store.changedElsewhere()).toBe(true); // the first call has nothing to compare with
     expect(context.store.changedElsewhere()).toBe(false);
     context.store.touchGrant('zg_a', 1); // its own writes are no news
@@ -216,7 +289,8 @@ describe('what a replay is', () => {
   it('an intercepted code presented without its verifier or client spends nothing; presented again after the exchange, it revokes', async () => {
     const { context, clientId } = setup();
     const code = await approved(context, clientId);
-    const form = (changes: Record<string, string>) => new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT, ...changes });
+    const form = (changes: Record<string, string>) =>
+      new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT, ...changes });
     expect(tokenRequest(form({ code_verifier: 'x'.repeat(43) }), at, context).body.error_description).toContain('PKCE');
     expect(tokenRequest(form({ client_id: 'zc_thief' }), at, context).body.error_description).toContain('another client_id');
     expect(tokenRequest(form({ redirect_uri: 'http://127.0.0.1:9/other' }), at, context).body.error_description).toContain('redirect_uri');
@@ -227,8 +301,19 @@ describe('what a replay is', () => {
   });
   it('a refresh token presented again within REFRESH_REUSE_GRACE_MS is refused and the grant kept; later it revokes', async () => {
     const { context, clientId } = setup();
-    const first = tokenRequest(new URLSearchParams({ grant_type: 'authorization_code', code: await approved(context, clientId), code_verifier: VERIFIER, client_id: clientId, redirect_uri: REDIRECT }), at, context).body;
-    const refresh = () => tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }), at, context);
+    const first = tokenRequest(
+      new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: await approved(context, clientId),
+        code_verifier: VERIFIER,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+      }),
+      at,
+      context,
+    ).body;
+    const refresh = () =>
+      tokenRequest(new URLSearchParams({ grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: clientId }), at, context);
     const rotated = refresh().body;
     context.clock.now += REFRESH_REUSE_GRACE_MS;
     expect(refresh().body.error_description).toContain('moments ago');

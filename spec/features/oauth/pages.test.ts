@@ -49,7 +49,21 @@ describe('the approval page', () => {
 describe("the Liveboard's OAuth clients page", () => {
   it('escapes names and loads nothing but its own links', () => {
     const html = renderGrantsPage(
-      [{ id: 'zg_a', clientId: 'zc_a', clientName: evil, redirectUri: 'https://app.example/cb', resource: 'r', audience: 'tcp:127.0.0.1:7391', scope: 'zodex', createdAt: 0, usedAt: null, revokedAt: null, revokedWhy: null }],
+      [
+        {
+          id: 'zg_a',
+          clientId: 'zc_a',
+          clientName: evil,
+          redirectUri: 'https://app.example/cb',
+          resource: 'r',
+          audience: 'tcp:127.0.0.1:7391',
+          scope: 'zodex',
+          createdAt: 0,
+          usedAt: null,
+          revokedAt: null,
+          revokedWhy: null,
+        },
+      ],
       'NONCE',
       'CSRF',
     );

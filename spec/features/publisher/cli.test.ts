@@ -35,7 +35,20 @@ describe('zodex publisher flags', () => {
 
   it('reads mode, token file, config, socket, api base, state dir', () => {
     const { dir, tokenFile, configFile } = setup();
-    const s = settings(['--write-mode', 'direct', '--token-file', tokenFile, '--config', configFile, '--socket', '/s/p.sock', '--api-base', 'https://ghe.example/api/v3', '--state-dir', '/st']);
+    const s = settings([
+      '--write-mode',
+      'direct',
+      '--token-file',
+      tokenFile,
+      '--config',
+      configFile,
+      '--socket',
+      '/s/p.sock',
+      '--api-base',
+      'https://ghe.example/api/v3',
+      '--state-dir',
+      '/st',
+    ]);
     expect(s).toMatchObject({ mode: 'direct', socketPath: '/s/p.sock', stateDir: '/st' });
     expect(s.token?.reveal()).toBe(TOKEN);
     expect(s.config.apiBase).toBe('https://ghe.example/api/v3');

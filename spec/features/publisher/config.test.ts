@@ -44,8 +44,12 @@ describe('publisher config', () => {
     expect(() => parsePublisherConfig({ allowedRemote: [] }, 'cfg.json')).toThrow(/allowedRemote/);
     expect(() => parsePublisherConfig({}, 'cfg.json', 'not a url')).toThrow(/--api-base "not a url" must be an http\(s\) URL/);
     expect(() => parsePublisherConfig({}, 'cfg.json', 'http://ghe.example/api/v3')).toThrow(/must use https \(plain http would expose the token\)/);
-    expect(() => parsePublisherConfig({ allowedRemotes: [{ url: 'http://git.example/a/b.git', repo: 'a/b' }] }, 'cfg.json')).toThrow(/allowedRemotes\.0.*must use https/);
-    expect(parsePublisherConfig({ apiBase: 'http://127.0.0.1:8080', allowedRemotes: [{ url: 'http://localhost:1/a.git' }] }).apiBase).toBe('http://127.0.0.1:8080');
+    expect(() => parsePublisherConfig({ allowedRemotes: [{ url: 'http://git.example/a/b.git', repo: 'a/b' }] }, 'cfg.json')).toThrow(
+      /allowedRemotes\.0.*must use https/,
+    );
+    expect(parsePublisherConfig({ apiBase: 'http://127.0.0.1:8080', allowedRemotes: [{ url: 'http://localhost:1/a.git' }] }).apiBase).toBe(
+      'http://127.0.0.1:8080',
+    );
   });
 
   it('loads a file, with clear errors for a missing file and bad JSON', () => {

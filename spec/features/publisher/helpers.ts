@@ -122,7 +122,11 @@ export async function startFakeGitHub(): Promise<FakeGitHub> {
       if (req.method === 'GET' && req.url === base) return send(200, { full_name: `${OWNER}/${REPO}`, default_branch: state.defaultBranch });
       if (req.method === 'POST' && req.url === `${base}/pulls`) {
         if (state.pulls === 'hang-up') return req.socket.destroy();
-        if (state.pulls === 'exists') return send(422, { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:feature.' }] });
+        if (state.pulls === 'exists')
+          return send(422, {
+            message: 'Validation Failed',
+            errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:feature.' }],
+          });
         if (typeof state.pulls === 'number') return send(state.pulls, { message: 'Server Error' });
         const input = JSON.parse(body) as { head: string };
         return send(201, { number: 7, html_url: `https://github.example/${OWNER}/${REPO}/pull/7`, head: { ref: input.head } });
@@ -265,7 +269,12 @@ export function agentEnv(repos: Repos, socketPath: string): NodeJS.ProcessEnv {
 }
 
 // `sessionMode`: the ZODEX_WRITE_MODE zodexd puts in its sessions (absent: run outside zodexd).
-export async function agent(repos: Repos, socketPath: string, args: string[], options: { cwd?: string; stdin?: string; sessionMode?: string } = {}): Promise<AgentRun> {
+export async function agent(
+  repos: Repos,
+  socketPath: string,
+  args: string[],
+  options: { cwd?: string; stdin?: string; sessionMode?: string } = {},
+): Promise<AgentRun> {
   let stdout = '';
   let stderr = '';
   const env = { ...agentEnv(repos, socketPath), ...(options.sessionMode ? { ZODEX_WRITE_MODE: options.sessionMode } : {}) };

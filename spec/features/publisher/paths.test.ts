@@ -28,7 +28,9 @@ describe('ensureSocketFolder', () => {
       const folder = path.join(dir, `m${mode.toString(8)}`);
       fs.mkdirSync(folder);
       fs.chmodSync(folder, mode);
-      expect(() => ensureSocketFolder(path.join(folder, 'p.sock'))).toThrow(`has mode ${mode.toString(8)}, so other users can reach the publisher socket; run \`chmod 700 ${folder}\``);
+      expect(() => ensureSocketFolder(path.join(folder, 'p.sock'))).toThrow(
+        `has mode ${mode.toString(8)}, so other users can reach the publisher socket; run \`chmod 700 ${folder}\``,
+      );
       expect(fs.statSync(folder).mode & 0o777).toBe(mode);
     }
     fs.rmSync(dir, { recursive: true });

@@ -49,7 +49,10 @@ function status(socketPath: string, line = STATUS): Promise<{ ok: boolean; error
 // The same request from uid/gid nobody (asynchronously: the daemon may live in this process).
 async function statusAsNobody(socketPath: string, line = STATUS): Promise<{ ok: boolean; error?: { code: string } }> {
   const script = `const s=require('net').connect(process.argv[1],()=>s.write(${JSON.stringify(`${line}\n`)}));let d='';s.on('data',c=>d+=c);s.on('end',()=>process.stdout.write(d));s.on('error',e=>{process.stdout.write(JSON.stringify({ok:false,error:{code:e.code}}))})`;
-  const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, socketPath], { encoding: 'utf8', timeout: 20_000 });
+  const { stdout } = await run('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', script, socketPath], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return JSON.parse(stdout);
 }
 
@@ -99,7 +102,14 @@ describe('peer credentials', () => {
   });
 
   it.runIf(root)('serves a client of another uid on a --socket-group socket (0660, folder 0710)', async () => {
-    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false }, socketGroup: NOBODY, folder: path.join(shared, 'run') });
+    const handle = await startDaemon({
+      repos,
+      mode: 'read-only',
+      apiBase: 'http://127.0.0.1:9',
+      peers: { allowSameUser: false },
+      socketGroup: NOBODY,
+      folder: path.join(shared, 'run'),
+    });
     open.push(handle);
     expect(fs.statSync(handle.socketPath).mode & 0o777).toBe(0o660);
     expect(fs.statSync(handle.socketPath).gid).toBe(NOBODY);
@@ -109,7 +119,13 @@ describe('peer credentials', () => {
   });
 
   it.runIf(root)('without --socket-group another user cannot even reach the socket', async () => {
-    const handle = await startDaemon({ repos, mode: 'read-only', apiBase: 'http://127.0.0.1:9', peers: { allowSameUser: false }, folder: path.join(shared, 'run') });
+    const handle = await startDaemon({
+      repos,
+      mode: 'read-only',
+      apiBase: 'http://127.0.0.1:9',
+      peers: { allowSameUser: false },
+      folder: path.join(shared, 'run'),
+    });
     open.push(handle);
     expect(await statusAsNobody(handle.socketPath)).toMatchObject({ ok: false, error: { code: 'EACCES' } });
   });
@@ -129,8 +145,10 @@ describe.runIf(root)('zodex publisher --user', () => {
     fs.mkdirSync(hidden, { mode: 0o700 });
     const addon = path.join(hidden, 'zodex_native.node');
     fs.copyFileSync(path.join(ROOT, 'build/Release/zodex_native.node'), addon);
-    const daemon = await publisher(['--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], { ZODEX_NATIVE_ADDON: addon }, (log) =>
-      log.includes('running as nobody'),
+    const daemon = await publisher(
+      ['--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state],
+      { ZODEX_NATIVE_ADDON: addon },
+      (log) => log.includes('running as nobody'),
     );
     try {
       const ids = fs.readFileSync(`/proc/${daemon.pid}/status`, 'utf8');
@@ -157,10 +175,14 @@ describe.runIf(root)('zodex publisher --user', () => {
     const state = path.join(repos.root, 'roots-state'); // root's, 0700: nobody cannot enter it
     fs.mkdirSync(state, { mode: 0o700 });
     const socketPath = path.join(shared, 'run', 'publisher.sock');
-    const daemon = spawn(process.execPath, [...PUBLISHER, '--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state], {
-      env: { ...repos.env, HOME: repos.home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const daemon = spawn(
+      process.execPath,
+      [...PUBLISHER, '--write-mode', 'read-only', '--token-file', token, '--user', 'nobody', '--socket', socketPath, '--state-dir', state],
+      {
+        env: { ...repos.env, HOME: repos.home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let log = '';
     daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
     const stop = setTimeout(() => daemon.kill('SIGKILL'), 15_000); // a daemon that started is a failure
@@ -175,7 +197,9 @@ describe.runIf(root)('zodex publisher --user', () => {
   it('refuses --user without --socket and --state-dir', async () => {
     const { parsePublisherArgs } = await import('../../../src/cli/commands/publisher.js');
     expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'nobody'], {})).toThrow(/--user needs --socket PATH and --state-dir DIR/);
-    expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(/is not a user of this machine/);
+    expect(() => parsePublisherArgs(['--write-mode', 'read-only', '--user', 'no-such-user-here', '--socket', '/tmp/x/s', '--state-dir', '/tmp/x'], {})).toThrow(
+      /is not a user of this machine/,
+    );
   });
 });
 
@@ -183,7 +207,11 @@ describe('zodex publisher with the token in its environment', () => {
   it('keeps it out of /proc/PID/environ once read', async () => {
     const TOKEN = 'ghp_ENVIRONtoken0123456789abcdefSECRET';
     const socketPath = path.join(shared, 'env-run', 'publisher.sock');
-    const daemon = await publisher(['--write-mode', 'read-only', '--socket', socketPath, '--state-dir', path.join(shared, 'env-state')], { ZODEX_PUBLISHER_TOKEN: TOKEN }, () => fs.existsSync(socketPath));
+    const daemon = await publisher(
+      ['--write-mode', 'read-only', '--socket', socketPath, '--state-dir', path.join(shared, 'env-state')],
+      { ZODEX_PUBLISHER_TOKEN: TOKEN },
+      () => fs.existsSync(socketPath),
+    );
     try {
       const environ = fs.readFileSync(`/proc/${daemon.pid}/environ`, 'latin1');
       expect(environ).toContain('HOME=');

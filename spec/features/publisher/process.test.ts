@@ -76,7 +76,20 @@ describe('zodex publisher, the process', () => {
     gitWrapper(daemonSide, path.join(daemonSide, 'gitlog'));
     const daemon = run(
       ZODEX,
-      ['publisher', '--write-mode', 'publish-pr', '--config', writeConfig(), '--socket', socket, '--api-base', github.apiBase, '--state-dir', stateDir, '--allow-same-user-token-readable'],
+      [
+        'publisher',
+        '--write-mode',
+        'publish-pr',
+        '--config',
+        writeConfig(),
+        '--socket',
+        socket,
+        '--api-base',
+        github.apiBase,
+        '--state-dir',
+        stateDir,
+        '--allow-same-user-token-readable',
+      ],
       daemonEnv({ ZODEX_PUBLISHER_TOKEN: TOKEN, PATH: `${daemonSide}:${process.env.PATH}` }),
     );
     await waitFor(() => daemon.stderr().includes('listening on'), 'the publisher to listen');
@@ -114,7 +127,17 @@ describe('zodex publisher, the process', () => {
     const store = openStoreReader(stateDir);
     const rows = store.publications();
     store.close();
-    expect(rows).toMatchObject([{ agentId: 'qz9k', repository: 'acme/widgets', branch: 'feature', commit: repos.head, outcome: 'published', mode: 'publish-pr', prUrl: 'https://github.example/acme/widgets/pull/7' }]);
+    expect(rows).toMatchObject([
+      {
+        agentId: 'qz9k',
+        repository: 'acme/widgets',
+        branch: 'feature',
+        commit: repos.head,
+        outcome: 'published',
+        mode: 'publish-pr',
+        prUrl: 'https://github.example/acme/widgets/pull/7',
+      },
+    ]);
     expect(JSON.stringify(rows)).not.toContain(TOKEN);
     for (const needle of [TOKEN, Buffer.from(`x-access-token:${TOKEN}`).toString('base64')]) expect(filesContaining(stateDir, needle)).toEqual([]);
     fs.rmSync(daemonSide, { recursive: true, force: true });
@@ -124,7 +147,11 @@ describe('zodex publisher, the process', () => {
     const tokenFile = path.join(repos.root, 'token');
     fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o644 });
     fs.chmodSync(tokenFile, 0o644);
-    const daemon = run(ZODEX, ['publisher', '--write-mode', 'publish-pr', '--token-file', tokenFile, '--config', writeConfig(), '--socket', path.join(repos.root, 'run', 'p.sock')], daemonEnv());
+    const daemon = run(
+      ZODEX,
+      ['publisher', '--write-mode', 'publish-pr', '--token-file', tokenFile, '--config', writeConfig(), '--socket', path.join(repos.root, 'run', 'p.sock')],
+      daemonEnv(),
+    );
     expect(await daemon.exit).toBe(2);
     expect(daemon.stderr()).toContain(`UNSAFE_TOKEN_FILE: --token-file ${tokenFile} has mode 644, readable by others; run \`chmod 600 ${tokenFile}\``);
     expect(daemon.stderr()).not.toContain(TOKEN);
@@ -134,7 +161,11 @@ describe('zodex publisher, the process', () => {
     const folder = path.join(repos.root, 'open');
     fs.mkdirSync(folder, { mode: 0o755 });
     fs.chmodSync(folder, 0o755);
-    const daemon = run(ZODEX, ['publisher', '--write-mode', 'read-only', '--socket', path.join(folder, 'p.sock'), '--state-dir', path.join(repos.root, 'state')], daemonEnv());
+    const daemon = run(
+      ZODEX,
+      ['publisher', '--write-mode', 'read-only', '--socket', path.join(folder, 'p.sock'), '--state-dir', path.join(repos.root, 'state')],
+      daemonEnv(),
+    );
     expect(await daemon.exit).toBe(1);
     expect(daemon.stderr()).toContain(`UNSAFE_SOCKET_FOLDER: socket folder ${folder} has mode 755`);
     expect(daemon.stderr()).toContain(`chmod 700 ${folder}`);
@@ -150,7 +181,15 @@ describe('zodex publisher, the process', () => {
     expect(await second.exit).toBe(1);
     expect(second.stderr()).toContain('SOCKET_IN_USE: another publisher is already listening');
     // The first one still answers.
-    await new Promise<void>((resolve, reject) => net.connect(socket).on('connect', function (this: net.Socket) { this.destroy(); resolve(); }).on('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      net
+        .connect(socket)
+        .on('connect', function (this: net.Socket) {
+          this.destroy();
+          resolve();
+        })
+        .on('error', reject),
+    );
     first.child.kill('SIGINT');
     expect(await first.exit).toBe(0);
   });

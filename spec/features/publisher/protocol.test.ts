@@ -8,7 +8,9 @@ describe('protocol', () => {
     expect(parseRequest('{"version":1,"id":"1","op":"status"}')).toEqual({ version: 1, id: '1', op: 'status' });
     const pr = parseRequest(JSON.stringify({ version: 1, id: '2', op: 'publish-pr', repoPath: '/w', branch: 'b', commit: SHA, title: 't', draft: true }));
     expect(pr).toMatchObject({ op: 'publish-pr', draft: true });
-    expect(parseRequest(JSON.stringify({ version: 1, id: '3', op: 'push', repoPath: '/w', branch: 'b', commit: SHA, target: 'main' }))).toMatchObject({ target: 'main' });
+    expect(parseRequest(JSON.stringify({ version: 1, id: '3', op: 'push', repoPath: '/w', branch: 'b', commit: SHA, target: 'main' }))).toMatchObject({
+      target: 'main',
+    });
   });
 
   it('refuses unknown ops and fields, bad commits, other versions', () => {

@@ -155,7 +155,10 @@ describe("the session's write mode (zodexd's, in ZODEX_WRITE_MODE)", () => {
     const differ = await agent(repos, socketPath, ['github', 'status'], { sessionMode: 'direct' });
     expect(differ.stdout).toMatch(/^write mode: publish-pr \(the publisher's; zodexd runs this session in direct: they disagree/);
     const readOnly = await agent(repos, path.join(repos.root, 'no-such.sock'), ['github', 'status'], { sessionMode: 'read-only' });
-    expect(readOnly).toMatchObject({ code: 0, stdout: 'write mode: read-only (zodexd)\npublisher: out of reach: in read-only mode commands cannot push or open pull requests at all\n' });
+    expect(readOnly).toMatchObject({
+      code: 0,
+      stdout: 'write mode: read-only (zodexd)\npublisher: out of reach: in read-only mode commands cannot push or open pull requests at all\n',
+    });
   });
 
   it('refuses locally what the session mode forbids, and the publisher refuses a request whose mode is not its own', async () => {
@@ -339,7 +342,9 @@ describe('failures midway: nothing stays half published', () => {
     github.pulls = 500;
     const run = await agent(repos, socketPath, ['github', 'publish-pr', '--base', 'main']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^zodex-agent: GITHUB_API_ERROR: opening a pull request on acme\/widgets: GitHub answered HTTP 500: Server Error; the push was undone \(branch feature was deleted from the remote again\), nothing is published/);
+    expect(run.stderr).toMatch(
+      /^zodex-agent: GITHUB_API_ERROR: opening a pull request on acme\/widgets: GitHub answered HTTP 500: Server Error; the push was undone \(branch feature was deleted from the remote again\), nothing is published/,
+    );
     expect(pullRequests()).toHaveLength(1);
     expect(remoteBranch(repos, 'feature')).toBeUndefined();
     expect(history.rows[0]).toMatchObject({ outcome: 'failed', branch: 'feature', commit: repos.head });
@@ -426,7 +431,15 @@ describe('zodex-agent without a daemon, and usage', () => {
 
   it('exits 2 on usage errors', async () => {
     const socket = path.join(repos.root, 'nothing.sock');
-    for (const args of [[], ['gitlab', 'status'], ['github'], ['github', 'merge'], ['github', 'status', '--draft'], ['github', 'publish-pr', '--nope'], ['github', 'status', 'extra']]) {
+    for (const args of [
+      [],
+      ['gitlab', 'status'],
+      ['github'],
+      ['github', 'merge'],
+      ['github', 'status', '--draft'],
+      ['github', 'publish-pr', '--nope'],
+      ['github', 'status', 'extra'],
+    ]) {
       const run = await agent(repos, socket, args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/^zodex-agent: .*; see zodex-agent --help\n$/);

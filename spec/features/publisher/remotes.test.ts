@@ -52,7 +52,12 @@ describe('normalizeRemoteUrl', () => {
 
 describe('resolveRemote', () => {
   const config = parsePublisherConfig({
-    allowedRemotes: [{ repo: 'acme/widgets' }, { repo: 'tools-*/*' }, { url: '/srv/git/local.git', repo: 'acme/local' }, { url: 'https://ghe.example/x/y.git' }],
+    allowedRemotes: [
+      { repo: 'acme/widgets' },
+      { repo: 'tools-*/*' },
+      { url: '/srv/git/local.git', repo: 'acme/local' },
+      { url: 'https://ghe.example/x/y.git' },
+    ],
   });
 
   it('maps an owner/repo entry to the HTTPS push URL on gitBase, whatever form the checkout uses', () => {

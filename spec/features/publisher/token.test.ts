@@ -101,7 +101,15 @@ describe('handing the token to git', () => {
       expect(Object.values(call.env ?? {})).toContain(`Authorization: Basic ${BASIC}`);
       expect(call.env).toMatchObject({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
     }
-    expect(calls[1]?.args).toEqual(['-c', 'core.hooksPath=/dev/null', 'push', '--porcelain', '--no-verify', 'https://github.com/acme/widgets.git', `${'a'.repeat(40)}:refs/heads/feature`]);
+    expect(calls[1]?.args).toEqual([
+      '-c',
+      'core.hooksPath=/dev/null',
+      'push',
+      '--porcelain',
+      '--no-verify',
+      'https://github.com/acme/widgets.git',
+      `${'a'.repeat(40)}:refs/heads/feature`,
+    ]);
   });
 
   it("git children start without the daemon's secrets or GIT_* redirections", () => {

@@ -29,7 +29,12 @@ describe('readLines', () => {
     const socket = fakeSocket();
     const lines: string[] = [];
     let tooLong = 0;
-    readLines(socket, 8, (line) => lines.push(line), () => (tooLong += 1));
+    readLines(
+      socket,
+      8,
+      (line) => lines.push(line),
+      () => (tooLong += 1),
+    );
     socket.feed('short\n0123456789\nlater\n');
     expect(lines).toEqual(['short']);
     expect(tooLong).toBe(1);

@@ -40,7 +40,19 @@ describe('schema migrations', () => {
     const file = databasePath(stateDir);
     expect(userVersion(file)).toBe(SCHEMA_VERSION);
     expect(tables(file)).toEqual(
-      ['agents', 'change_log', 'invocations', 'oauth_clients', 'oauth_grants', 'oauth_pairing_codes', 'oauth_tokens', 'operator_actions', 'publications', 'servers', 'sessions'].sort(),
+      [
+        'agents',
+        'change_log',
+        'invocations',
+        'oauth_clients',
+        'oauth_grants',
+        'oauth_pairing_codes',
+        'oauth_tokens',
+        'operator_actions',
+        'publications',
+        'servers',
+        'sessions',
+      ].sort(),
     );
     const db = new Database(file, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -57,8 +69,16 @@ describe('schema migrations', () => {
     migrate(old, MIGRATIONS.slice(0, 1));
     expect(old.pragma('user_version', { simple: true })).toBe(1);
     old.prepare("INSERT INTO servers VALUES ('zold', 1, 'elsewhere', 'stdio', 'local', 1000, 1000, 2000)").run();
-    old.prepare("INSERT INTO agents (id, server_id, started_at, ended_at, alias, alias_set_at, alias_set_by) VALUES ('kq7p', 'zold', 1000, 2000, 'Old work', 1500, 'agent')").run();
-    old.prepare("INSERT INTO invocations (agent_id, server_id, tool, workdir, summary, started_at, ended_at, result_summary, is_error, exit_code, termination_reason) VALUES ('kq7p', 'zold', 'exec_command', '/srv', 'make', 1100, 1300, 'exited 0 after 0.2s', 0, 0, 'exit')").run();
+    old
+      .prepare(
+        "INSERT INTO agents (id, server_id, started_at, ended_at, alias, alias_set_at, alias_set_by) VALUES ('kq7p', 'zold', 1000, 2000, 'Old work', 1500, 'agent')",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO invocations (agent_id, server_id, tool, workdir, summary, started_at, ended_at, result_summary, is_error, exit_code, termination_reason) VALUES ('kq7p', 'zold', 'exec_command', '/srv', 'make', 1100, 1300, 'exited 0 after 0.2s', 0, 0, 'exit')",
+      )
+      .run();
     old.close();
 
     const clock = manualClock(10_000);

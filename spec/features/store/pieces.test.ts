@@ -21,23 +21,64 @@ describe('DegradeGuard', () => {
     const warnings: string[] = [];
     let stopped = 0;
     const { backend, closed } = fakeBackend();
-    const guard = new DegradeGuard('/state/zodex.db', (m) => warnings.push(m), () => backend, () => (stopped += 1));
-    expect(guard.run(() => 'fallback', () => 'db')).toBe('db');
-    expect(guard.run(() => 'fallback', () => { throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }); })).toBe('fallback');
-    expect(guard.run(() => 'fallback', () => 'db')).toBe('fallback');
+    const guard = new DegradeGuard(
+      '/state/zodex.db',
+      (m) => warnings.push(m),
+      () => backend,
+      () => (stopped += 1),
+    );
+    expect(
+      guard.run(
+        () => 'fallback',
+        () => 'db',
+      ),
+    ).toBe('db');
+    expect(
+      guard.run(
+        () => 'fallback',
+        () => {
+          throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        },
+      ),
+    ).toBe('fallback');
+    expect(
+      guard.run(
+        () => 'fallback',
+        () => 'db',
+      ),
+    ).toBe('fallback');
     expect([warnings.length, stopped, closed(), guard.usable]).toEqual([1, 1, 1, false]);
     expect(guard.reason).toContain('tools keep working');
   });
 
   it('lets validation errors through without degrading', () => {
-    const guard = new DegradeGuard('/db', () => undefined, () => fakeBackend().backend, () => undefined);
-    expect(() => guard.run(() => 0, () => { throw new StoreError('ALIAS_TOO_LONG', 'too long'); })).toThrow('too long');
+    const guard = new DegradeGuard(
+      '/db',
+      () => undefined,
+      () => fakeBackend().backend,
+      () => undefined,
+    );
+    expect(() =>
+      guard.run(
+        () => 0,
+        () => {
+          throw new StoreError('ALIAS_TOO_LONG', 'too long');
+        },
+      ),
+    ).toThrow('too long');
     expect(guard.reason).toBeUndefined();
   });
 
   it('starts degraded when the database cannot be opened', () => {
     const warnings: string[] = [];
-    const guard = new DegradeGuard('/db', (m) => warnings.push(m), () => { throw new Error('unable to open database file'); }, () => undefined);
+    const guard = new DegradeGuard(
+      '/db',
+      (m) => warnings.push(m),
+      () => {
+        throw new Error('unable to open database file');
+      },
+      () => undefined,
+    );
     expect([guard.usable, warnings.length]).toEqual([false, 1]);
   });
 });
@@ -46,7 +87,12 @@ describe('WriteBehind', () => {
   it('writes what is queued in one batch, each write with the time it was made', () => {
     const batches: Batch[] = [];
     const { backend } = fakeBackend(batches);
-    const guard = new DegradeGuard('/db', () => undefined, () => backend, () => undefined);
+    const guard = new DegradeGuard(
+      '/db',
+      () => undefined,
+      () => backend,
+      () => undefined,
+    );
     let now = 100;
     const queue = new WriteBehind(guard, () => now);
     queue.defer(() => undefined);
@@ -60,7 +106,14 @@ describe('WriteBehind', () => {
   });
 
   it('queues nothing and hands out -1 once the store is off', () => {
-    const guard = new DegradeGuard('/db', () => undefined, () => { throw new Error('corrupt'); }, () => undefined);
+    const guard = new DegradeGuard(
+      '/db',
+      () => undefined,
+      () => {
+        throw new Error('corrupt');
+      },
+      () => undefined,
+    );
     const queue = new WriteBehind(guard, Date.now);
     expect(queue.startInvocation({ agentId: 'a', tool: 'exec_command', summary: 'ls' })).toBe(-1);
   });

@@ -279,7 +279,9 @@ describe('history', () => {
     expect(row.summary.endsWith('…')).toBe(true);
     expect(row.sessionId).toBe('sabcdef012345');
     const db = new Database(store.databasePath, { readonly: true });
-    const columns = (db.prepare("SELECT name FROM pragma_table_info('invocations') UNION SELECT name FROM pragma_table_info('sessions')").all() as { name: string }[]).map((c) => c.name);
+    const columns = (
+      db.prepare("SELECT name FROM pragma_table_info('invocations') UNION SELECT name FROM pragma_table_info('sessions')").all() as { name: string }[]
+    ).map((c) => c.name);
     db.close();
     expect(columns.some((name) => /handle/.test(name))).toBe(false);
     expect(columns.some((name) => /^output$/.test(name))).toBe(false);
@@ -312,10 +314,34 @@ describe('sessions, servers, publications', () => {
 
   it('records publications for the publisher', () => {
     const { store } = open(tempDir());
-    store.recordPublication({ agentId: 'k7pq', repository: 'acme/app', branch: 'zodex/k7pq', commit: 'deadbeef', prUrl: 'https://example.test/pr/1', outcome: 'published', mode: 'sprite' });
-    store.recordPublication({ repository: 'acme/app', branch: 'main', commit: 'cafe', outcome: 'refused', error: 'direct push to main is off', mode: 'sprite' });
+    store.recordPublication({
+      agentId: 'k7pq',
+      repository: 'acme/app',
+      branch: 'zodex/k7pq',
+      commit: 'deadbeef',
+      prUrl: 'https://example.test/pr/1',
+      outcome: 'published',
+      mode: 'sprite',
+    });
+    store.recordPublication({
+      repository: 'acme/app',
+      branch: 'main',
+      commit: 'cafe',
+      outcome: 'refused',
+      error: 'direct push to main is off',
+      mode: 'sprite',
+    });
     expect(store.publications()).toMatchObject([
-      { agentId: 'k7pq', repository: 'acme/app', branch: 'zodex/k7pq', commit: 'deadbeef', prUrl: 'https://example.test/pr/1', outcome: 'published', error: null, mode: 'sprite' },
+      {
+        agentId: 'k7pq',
+        repository: 'acme/app',
+        branch: 'zodex/k7pq',
+        commit: 'deadbeef',
+        prUrl: 'https://example.test/pr/1',
+        outcome: 'published',
+        error: null,
+        mode: 'sprite',
+      },
       { agentId: null, outcome: 'refused', error: 'direct push to main is off' },
     ]);
     const bad = storeError(() => store.recordPublication({ repository: '', branch: 'b', commit: 'c', outcome: 'published', mode: 'local' }));

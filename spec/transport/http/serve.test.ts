@@ -10,7 +10,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { guardPolicy } from '../../../src/net/guard.js';
 import { serveHttp, type HttpServing } from '../../../src/transport/http/serve.js';
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+});
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 // One initialize on a fresh connection (fetch would reuse a pooled one the drain closed).

@@ -2,9 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { HttpSessionTable, type HttpSession } from '../../../src/transport/http/sessions.js';
 
 function table(cap: number, running: Set<string> = new Set()) {
-  const t = new HttpSessionTable(cap, (id) => running.has(id), () => {});
+  const t = new HttpSessionTable(
+    cap,
+    (id) => running.has(id),
+    () => {},
+  );
   const add = (id: string, lastActivity: number, inFlight = 0) => {
-    const conversation: HttpSession = { id, transport: undefined as never, lastActivity, inFlight, opening: false, principal: 'static', close: async () => t.delete(id) };
+    const conversation: HttpSession = {
+      id,
+      transport: undefined as never,
+      lastActivity,
+      inFlight,
+      opening: false,
+      principal: 'static',
+      close: async () => t.delete(id),
+    };
     t.add(conversation);
     return conversation;
   };
@@ -26,7 +38,12 @@ describe('HttpSessionTable', () => {
     add('b', 3);
     add('c', 2, 1); // a call in flight
     expect(t.admit()).toBe(true);
-    expect(t.values().map((c) => c.id).sort()).toEqual(['a', 'c']);
+    expect(
+      t
+        .values()
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(['a', 'c']);
   });
 
   it('refuses when every conversation is busy, and counts those still opening', () => {
@@ -44,6 +61,11 @@ describe('HttpSessionTable', () => {
     add('busy', 0, 1);
     add('new', 900);
     t.sweep(500, 1000);
-    expect(t.values().map((c) => c.id).sort()).toEqual(['busy', 'new']);
+    expect(
+      t
+        .values()
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(['busy', 'new']);
   });
 });

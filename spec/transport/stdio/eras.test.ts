@@ -5,7 +5,13 @@ import { StdioEraRouter } from '../../../src/transport/stdio/eras.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const rev2026Call = (id: number, method = 'tools/list') => ({ jsonrpc: '2.0', id, method, params: { _meta: META } }) as JSONRPCMessage;
-const initialize = (id: number) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '1' } } }) as JSONRPCMessage;
+const initialize = (id: number) =>
+  ({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'codex', version: '1' } },
+  }) as JSONRPCMessage;
 
 function router() {
   const rev2025: JSONRPCMessage[] = [];
@@ -18,7 +24,11 @@ function router() {
       return Promise.resolve({ jsonrpc: '2.0', id: request.id, result: { method: request.method } });
     },
   } as unknown as Rev2026Server;
-  const r = new StdioEraRouter(fake, async (message) => void sent.push(message), (message) => rev2025.push(message));
+  const r = new StdioEraRouter(
+    fake,
+    async (message) => void sent.push(message),
+    (message) => rev2025.push(message),
+  );
   return { r, rev2025, sent, signals };
 }
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -37,7 +37,15 @@ function reference(bytes: Buffer, limit: number): string[] {
 
 // Bytes rich in newlines and carriage returns, with long runs to cross the limit.
 const streamBytes = fc
-  .array(fc.oneof(fc.uint8Array({ maxLength: 40 }), fc.constant(new Uint8Array([0x0a])), fc.constant(new Uint8Array([0x0d, 0x0a])), fc.integer({ min: 0, max: 9000 }).map((n) => new Uint8Array(n).fill(0x41))), { maxLength: 30 })
+  .array(
+    fc.oneof(
+      fc.uint8Array({ maxLength: 40 }),
+      fc.constant(new Uint8Array([0x0a])),
+      fc.constant(new Uint8Array([0x0d, 0x0a])),
+      fc.integer({ min: 0, max: 9000 }).map((n) => new Uint8Array(n).fill(0x41)),
+    ),
+    { maxLength: 30 },
+  )
   .map((parts) => Buffer.concat(parts.map((part) => Buffer.from(part))));
 
 describe('LineFramer', () => {

@@ -9,8 +9,13 @@ import { discoverResponse } from '../../../src/wire/rev2026-07-28/discover.js';
 import { holdStdio } from '../../../src/transport/stdio/front.js';
 import { serveStdio } from '../../../src/transport/stdio/serve.js';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1' } };
-const discover = (id: number, meta: Record<string, unknown> = META) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: meta } })}\n`;
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'probe', version: '1' },
+};
+const discover = (id: number, meta: Record<string, unknown> = META) =>
+  `${JSON.stringify({ jsonrpc: '2.0', id, method: 'server/discover', params: { _meta: meta } })}\n`;
 const INFO = { instructions: 'the instructions', version: '9.9.9' };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -30,7 +35,12 @@ describe('holdStdio', () => {
     input.write(discover(1));
     input.write(discover(2));
     await tick();
-    expect(written().trim().split('\n').map((line) => JSON.parse(line))).toEqual([discoverResponse(INFO, 1), discoverResponse(INFO, 2)]);
+    expect(
+      written()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([discoverResponse(INFO, 1), discoverResponse(INFO, 2)]);
     expect(lines).toEqual(['MCP 2026-07-28 request from "probe 1" ("server/discover"): serving it without a session']);
     expect([...seenClients]).toEqual(['"probe 1"']);
   });
@@ -77,7 +87,11 @@ describe('serveStdio with what the front held', () => {
     expect(received).toEqual([{ jsonrpc: '2.0', method: 'notifications/a' }]);
     input.write('thod":"notifications/b"}\n{"jsonrpc":"2.0","method":"notifications/c"}\n');
     await tick();
-    expect(received).toEqual([{ jsonrpc: '2.0', method: 'notifications/a' }, { jsonrpc: '2.0', method: 'notifications/b' }, { jsonrpc: '2.0', method: 'notifications/c' }]);
+    expect(received).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/a' },
+      { jsonrpc: '2.0', method: 'notifications/b' },
+      { jsonrpc: '2.0', method: 'notifications/c' },
+    ]);
     input.end();
     await tick();
     expect(ends).toEqual(['stdin closed']);

@@ -65,9 +65,14 @@ describe('classifyFrame', () => {
   it('answers an oversized line naming the limit and the flag, with an id from its start or its end', () => {
     const framer = new LineFramer(64);
     const [first, second] = framer.push(
-      Buffer.from(`{"jsonrpc":"2.0","id":11,"method":"x","params":{"p":"${'a'.repeat(9000)}"}}\n{"method":"x","params":{"p":"${'b'.repeat(9000)}"},"jsonrpc":"2.0","id":"k"}\n`),
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":11,"method":"x","params":{"p":"${'a'.repeat(9000)}"}}\n{"method":"x","params":{"p":"${'b'.repeat(9000)}"},"jsonrpc":"2.0","id":"k"}\n`,
+      ),
     );
-    for (const [frame, id] of [[first!, 11], [second!, 'k']] as const) {
+    for (const [frame, id] of [
+      [first!, 11],
+      [second!, 'k'],
+    ] as const) {
       const classified = classifyFrame(frame, 64, '--max-body-bytes');
       expect(classified.kind === 'reply' && classified.reply).toMatchObject({ id, error: { code: INVALID_REQUEST, data: { code: 'MESSAGE_TOO_LARGE' } } });
       expect(classified.kind === 'reply' && classified.reply.error.message).toMatch(/limit of 64 bytes per line \(--max-body-bytes\)/);
@@ -82,10 +87,17 @@ describe('classifyFrame', () => {
 
   it('never throws on arbitrary text, and every answer is an error or a message', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ jsonrpc: '2.0', ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { id: v }) }))), (text) => {
-        const classified = line(text);
-        expect(['message', 'reply', 'blank']).toContain(classified.kind);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ jsonrpc: '2.0', ...(typeof v === 'object' && v && !Array.isArray(v) ? v : { id: v }) })),
+        ),
+        (text) => {
+          const classified = line(text);
+          expect(['message', 'reply', 'blank']).toContain(classified.kind);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -118,8 +130,21 @@ describe('the plain-request shortcut', () => {
     } finally {
       union.mockRestore();
     }
-    const value = fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.double(), fc.constant(null), fc.array(fc.integer(), { maxLength: 1 }), fc.dictionary(fc.constantFrom('_meta', 'name', 'progressToken'), fc.oneof(fc.integer(), fc.string({ maxLength: 2 }), fc.dictionary(fc.constantFrom('progressToken', 'x'), fc.oneof(fc.integer(), fc.constant({}))))));
-    const message = fc.record({ jsonrpc: fc.oneof(fc.constant('2.0'), value), id: value, method: value, params: value, result: value, extra: value }, { requiredKeys: [] });
+    const value = fc.oneof(
+      fc.string({ maxLength: 3 }),
+      fc.integer(),
+      fc.double(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 1 }),
+      fc.dictionary(
+        fc.constantFrom('_meta', 'name', 'progressToken'),
+        fc.oneof(fc.integer(), fc.string({ maxLength: 2 }), fc.dictionary(fc.constantFrom('progressToken', 'x'), fc.oneof(fc.integer(), fc.constant({})))),
+      ),
+    );
+    const message = fc.record(
+      { jsonrpc: fc.oneof(fc.constant('2.0'), value), id: value, method: value, params: value, result: value, extra: value },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(message, (m) => {
         if (line(JSON.stringify(m)).kind === 'message') expect(JSONRPCMessageSchema.safeParse(m).success, JSON.stringify(m)).toBe(true);

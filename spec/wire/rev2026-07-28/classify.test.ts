@@ -8,8 +8,18 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-const call = (name = 'exec_command', meta: Record<string, unknown> = META) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
-const headers = (over: Partial<Rev2026Headers> = {}): Rev2026Headers => ({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'exec_command', ...over });
+const call = (name = 'exec_command', meta: Record<string, unknown> = META) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params: { name, arguments: {}, _meta: meta },
+});
+const headers = (over: Partial<Rev2026Headers> = {}): Rev2026Headers => ({
+  protocolVersion: '2026-07-28',
+  method: 'tools/call',
+  name: 'exec_command',
+  ...over,
+});
 const b64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
 
 describe('classifyPost: the era of a POST', () => {
@@ -25,7 +35,10 @@ describe('classifyPost: the era of a POST', () => {
   it('routes a request whose _meta claims 2026-07-28, with matching headers, to the modern server', () => {
     const route = classifyPost(headers(), call());
     expect(route.kind).toBe('2026-07-28');
-    expect(classifyPost(headers({ method: 'server/discover', name: undefined }), { jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: META } }).kind).toBe('2026-07-28');
+    expect(
+      classifyPost(headers({ method: 'server/discover', name: undefined }), { jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: META } })
+        .kind,
+    ).toBe('2026-07-28');
   });
 
   it('answers the header ladder with 400 and -32020, naming the header', () => {
@@ -59,8 +72,15 @@ describe('classifyPost: the era of a POST', () => {
     expect(missing).toMatchObject({ kind: 'reject', status: 400, error: { code: INVALID_PARAMS } });
     const headerOnly = classifyPost(headers(), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'exec_command' } });
     expect(headerOnly).toMatchObject({ kind: 'reject', status: 400, error: { code: INVALID_PARAMS } });
-    const future = classifyPost(headers({ protocolVersion: '2099-01-01' }), call('exec_command', { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }));
-    expect(future).toMatchObject({ kind: 'reject', status: 400, error: { code: UNSUPPORTED_VERSION, data: { supported: ['2026-07-28'], requested: '2099-01-01' } } });
+    const future = classifyPost(
+      headers({ protocolVersion: '2099-01-01' }),
+      call('exec_command', { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }),
+    );
+    expect(future).toMatchObject({
+      kind: 'reject',
+      status: 400,
+      error: { code: UNSUPPORTED_VERSION, data: { supported: ['2026-07-28'], requested: '2099-01-01' } },
+    });
   });
 
   it('refuses an initialize sent with a modern version header, and a batch holding a modern request', () => {
@@ -79,7 +99,7 @@ describe('classifyPost: the era of a POST', () => {
     );
   });
 
-  it('maps the modern server\'s errors to HTTP statuses: unknown method 404, busy 503, else 200', () => {
+  it("maps the modern server's errors to HTTP statuses: unknown method 404, busy 503, else 200", () => {
     expect(statusOf(-32601)).toBe(404);
     expect(statusOf(-32000)).toBe(503);
     expect(statusOf(-32602)).toBe(200); // e.g. an unknown tool: the envelope was already checked
@@ -95,6 +115,10 @@ describe('header helpers', () => {
   });
 
   it('rev2026Headers reads the three headers case-insensitively as Node gives them, trimming OWS', () => {
-    expect(rev2026Headers({ 'mcp-protocol-version': ' 2026-07-28\t', 'mcp-method': 'tools/call', 'mcp-name': ['a', 'b'] })).toEqual({ protocolVersion: '2026-07-28', method: 'tools/call', name: 'a, b' });
+    expect(rev2026Headers({ 'mcp-protocol-version': ' 2026-07-28\t', 'mcp-method': 'tools/call', 'mcp-name': ['a', 'b'] })).toEqual({
+      protocolVersion: '2026-07-28',
+      method: 'tools/call',
+      name: 'a, b',
+    });
   });
 });

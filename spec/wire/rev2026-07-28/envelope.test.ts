@@ -52,7 +52,7 @@ describe('agentKeyOf: the Agent ID key of a modern request', () => {
     expect(agentKeyOf(envelope({ threadId: 't1' }), 'a').key).not.toBe(agentKeyOf(envelope({ threadId: 't2' }), 'a').key);
   });
 
-  it('then Claude Code\'s CLAUDE_CODE_SESSION_ID (stdio), then clientInfo name + peer; per-call ids are ignored', () => {
+  it("then Claude Code's CLAUDE_CODE_SESSION_ID (stdio), then clientInfo name + peer; per-call ids are ignored", () => {
     expect(agentKeyOf(envelope({ 'claudecode/toolUseId': 'call-1' }), 'stdio', { CLAUDE_CODE_SESSION_ID: 'c' }).source).toBe('CLAUDE_CODE_SESSION_ID');
     const a = agentKeyOf(envelope({ 'claudecode/toolUseId': 'call-1' }), 'http 127.0.0.1');
     const b = agentKeyOf(envelope({ 'claudecode/toolUseId': 'call-2' }), 'http 127.0.0.1');

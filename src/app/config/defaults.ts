@@ -79,4 +79,3 @@ export interface Config extends BoundsConfig {
   // Notes for stderr at start (e.g. an environment variable that was ignored).
   notices: string[];
 }
-

@@ -46,17 +46,21 @@ function parsePublicUrl(value: string): URL {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigUsageError(`--public-url must be an https:// URL; got ${url.protocol}`);
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new ConfigUsageError(`--public-url takes an origin only (https://HOST[:PORT]), no path, query or credentials: the MCP endpoint is always its /mcp; got ${JSON.stringify(value.slice(0, 200))}`);
+    throw new ConfigUsageError(
+      `--public-url takes an origin only (https://HOST[:PORT]), no path, query or credentials: the MCP endpoint is always its /mcp; got ${JSON.stringify(value.slice(0, 200))}`,
+    );
   }
   return url;
 }
 
 export function oauthConfigFrom(flags: OAuthFlags, transport: string): OAuthConfig {
   const given = flags.oauth || flags['public-url'] !== undefined || flags['oauth-token-ttl-ms'] !== undefined;
-  if (given && transport !== 'http') throw new ConfigUsageError('--oauth, --public-url and --oauth-token-ttl-ms only apply to --transport http; add --transport http');
+  if (given && transport !== 'http')
+    throw new ConfigUsageError('--oauth, --public-url and --oauth-token-ttl-ms only apply to --transport http; add --transport http');
   if (flags['oauth-token-ttl-ms'] !== undefined && !flags.oauth) throw new ConfigUsageError('--oauth-token-ttl-ms needs --oauth');
   const publicUrl = flags['public-url'] === undefined ? undefined : parsePublicUrl(flags['public-url']);
-  if (publicUrl?.protocol === 'http:' && flags.oauth) throw new ConfigUsageError('--public-url must be https:// with --oauth: tokens and codes must not cross the network in the clear');
+  if (publicUrl?.protocol === 'http:' && flags.oauth)
+    throw new ConfigUsageError('--public-url must be https:// with --oauth: tokens and codes must not cross the network in the clear');
   let accessTokenTtlMs = DEFAULT_ACCESS_TOKEN_TTL_MS;
   const ttl = flags['oauth-token-ttl-ms'];
   if (ttl !== undefined) {

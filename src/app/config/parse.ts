@@ -109,7 +109,8 @@ const sourceOf = (flag: string, value: unknown, variable: string) => (value !== 
 
 // --shell (or ZODEX_SHELL): an absolute path to an executable file.
 function checkShell(flag: string, file: string): string {
-  if (!path.isAbsolute(file)) throw new ConfigUsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
+  if (!path.isAbsolute(file))
+    throw new ConfigUsageError(`${written(flag, JSON.stringify(file))} is not an absolute path; write e.g. ${written(flag, '/bin/zsh')}`);
   try {
     fs.accessSync(file, fs.constants.X_OK);
     if (!fs.statSync(file).isFile()) throw new Error('not a file');
@@ -137,7 +138,9 @@ function annotationsSetting(flag: string | undefined, env: string | undefined, n
   const from = sourceOf('--annotations', flag, 'ZODEX_ANNOTATIONS');
   const value = flag ?? (env || 'all-read-only');
   if (value === 'seed') {
-    notices.push(`${written(from, 'seed')} is now called ${written(from, 'all-read-only')} (every tool announced read-only and not destructive); seed still works, the same way`);
+    notices.push(
+      `${written(from, 'seed')} is now called ${written(from, 'all-read-only')} (every tool announced read-only and not destructive); seed still works, the same way`,
+    );
     return 'all-read-only';
   }
   return oneOf(from, value, ['all-read-only', 'truthful'] as const);
@@ -155,7 +158,10 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   if (flags.version) return { kind: 'version' };
 
   const notices: string[] = [];
-  const transport = oneOf(sourceOf('--transport', flags.transport, 'ZODEX_TRANSPORT'), flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', ['stdio', 'http'] as const);
+  const transport = oneOf(sourceOf('--transport', flags.transport, 'ZODEX_TRANSPORT'), flags.transport ?? env.ZODEX_TRANSPORT ?? 'stdio', [
+    'stdio',
+    'http',
+  ] as const);
   const mode = oneOf(sourceOf('--mode', flags.mode, 'ZODEX_MODE'), flags.mode ?? env.ZODEX_MODE ?? 'local', ['local', 'sprite'] as const);
   const annotations = annotationsSetting(flags.annotations, env.ZODEX_ANNOTATIONS, notices);
 
@@ -177,12 +183,15 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
   const oauth = oauthConfigFrom(flags, transport);
   // A refused value is named as the user wrote it: the flag, or the environment variable.
   const listenFrom = flags.listen === undefined && transport === 'http' && env.ZODEX_LISTEN ? 'ZODEX_LISTEN' : '--listen';
-  const listen = setting(() => parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN || undefined : undefined) ?? DEFAULT_LISTEN, listenFrom));
+  const listen = setting(() =>
+    parseMcpListen(flags.listen ?? (transport === 'http' ? env.ZODEX_LISTEN || undefined : undefined) ?? DEFAULT_LISTEN, listenFrom),
+  );
   const allowHostFrom = sourceOf('--allow-host', flags['allow-host'], 'ZODEX_ALLOW_HOST');
-  const allowHostValues =
-    flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
+  const allowHostValues = flags['allow-host'] ?? (transport === 'http' && env.ZODEX_ALLOW_HOST ? env.ZODEX_ALLOW_HOST.split(',').filter((h) => h.trim()) : []);
   // The public host of --public-url is where clients address this server: the Host rule admits it.
-  const allowHosts = [...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value, allowHostFrom))), ...(oauth.publicHost ? [oauth.publicHost] : [])])];
+  const allowHosts = [
+    ...new Set([...allowHostValues.map((value) => setting(() => parseAllowHost(value, allowHostFrom))), ...(oauth.publicHost ? [oauth.publicHost] : [])]),
+  ];
   if (transport === 'http' && allowHosts.length > 0 && !isLoopbackHost(listen.host)) {
     notices.push(`--allow-host has no effect on a non-loopback --listen ${listen.host}: no Host rule applies there`);
   }
@@ -208,7 +217,8 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
 
   // Off by default; the same address rules as --listen (no wildcard). Unauthenticated and read-only.
   const opsValue = flags['ops-listen'] ?? (env.ZODEX_OPS_LISTEN || undefined);
-  const opsListen = opsValue === undefined ? undefined : setting(() => parseListen(opsValue, sourceOf('--ops-listen', flags['ops-listen'], 'ZODEX_OPS_LISTEN')));
+  const opsListen =
+    opsValue === undefined ? undefined : setting(() => parseListen(opsValue, sourceOf('--ops-listen', flags['ops-listen'], 'ZODEX_OPS_LISTEN')));
 
   const stateDir = resolveStateDir(flags['state-dir'], env);
   let context: ContextOptions;
@@ -226,20 +236,30 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): 
     throw new ConfigUsageError((error as Error).message);
   }
   const sandbox = oneOf(sourceOf('--sandbox', flags.sandbox, 'ZODEX_SANDBOX'), flags.sandbox ?? (env.ZODEX_SANDBOX || 'off'), SANDBOX_MODES);
-  const sandboxNetwork = oneOf(sourceOf('--sandbox-network', flags['sandbox-network'], 'ZODEX_SANDBOX_NETWORK'), flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'), NETWORK_SETTINGS);
+  const sandboxNetwork = oneOf(
+    sourceOf('--sandbox-network', flags['sandbox-network'], 'ZODEX_SANDBOX_NETWORK'),
+    flags['sandbox-network'] ?? (env.ZODEX_SANDBOX_NETWORK || 'on'),
+    NETWORK_SETTINGS,
+  );
   const rootValues = flags['writable-root'] ?? (env.ZODEX_WRITABLE_ROOTS ? env.ZODEX_WRITABLE_ROOTS.split(':').filter((root) => root !== '') : []);
   if (rootValues.length > 0 && sandbox !== 'workspace-write') {
-    throw new ConfigUsageError(`--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`);
+    throw new ConfigUsageError(
+      `--writable-root only applies to --sandbox workspace-write (the sandbox is ${sandbox}); drop it or add --sandbox workspace-write`,
+    );
   }
   const writableRoots = [...new Set(rootValues.map((root) => fs.realpathSync(checkDirectory('--writable-root', root))))];
   const gitReadCredentials = flags['git-read-credentials'] ?? (env.ZODEX_GIT_READ_CREDENTIALS || undefined);
   if (gitReadCredentials !== undefined && !isGoverned(writeMode.mode)) {
-    throw new ConfigUsageError('--git-read-credentials only applies to --write-mode read-only or publish-pr: in direct mode commands use your own credentials; drop it or choose a governed mode');
+    throw new ConfigUsageError(
+      '--git-read-credentials only applies to --write-mode read-only or publish-pr: in direct mode commands use your own credentials; drop it or choose a governed mode',
+    );
   }
   const redactEnv = (flags['redact-env'] ?? (env.ZODEX_REDACT_ENV ?? '').split(',')).map((name) => name.trim()).filter((name) => name !== '');
   for (const name of redactEnv) {
     if (!REDACT_ENV_NAME.test(name)) {
-      throw new ConfigUsageError(`--redact-env ${JSON.stringify(name.slice(0, 80))} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`);
+      throw new ConfigUsageError(
+        `--redact-env ${JSON.stringify(name.slice(0, 80))} is not a variable name (letters, digits, _) with at most a trailing *; write e.g. --redact-env AWS_SECRET_ACCESS_KEY or --redact-env 'OPENAI_*'`,
+      );
     }
   }
   const config: Config = {
@@ -308,4 +328,3 @@ export function configFor(argv: string[], env: NodeJS.ProcessEnv = {}): Config {
   if (request.kind !== 'run') throw new Error(`expected a run request, got ${request.kind}`);
   return request.config;
 }
-

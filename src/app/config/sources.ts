@@ -29,7 +29,8 @@ export function loadToken(file: string | undefined, env: NodeJS.ProcessEnv): str
   if (file !== undefined) return readToken(file);
   if (!env.ZODEX_AUTH_TOKEN) return undefined;
   const token = env.ZODEX_AUTH_TOKEN.trim();
-  if (token.length < MIN_TOKEN_CHARS) throw new ConfigUsageError(`ZODEX_AUTH_TOKEN is shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
+  if (token.length < MIN_TOKEN_CHARS)
+    throw new ConfigUsageError(`ZODEX_AUTH_TOKEN is shorter than ${MIN_TOKEN_CHARS} characters; use e.g. \`openssl rand -hex 32\``);
   return token;
 }
 

@@ -55,7 +55,13 @@ export function run(argv: string[], io: CliIo): number {
   }
 
   if (values.json) {
-    io.stdout(JSON.stringify(agents.map((agent) => ({ ...jsonRow(agent), state: agentState(agent) })), null, 2) + '\n');
+    io.stdout(
+      JSON.stringify(
+        agents.map((agent) => ({ ...jsonRow(agent), state: agentState(agent) })),
+        null,
+        2,
+      ) + '\n',
+    );
     return EXIT_OK;
   }
   if (agents.length === 0) {

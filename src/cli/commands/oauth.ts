@@ -46,7 +46,13 @@ const state = (grant: OAuthGrant) => (grant.revokedAt === null ? 'active' : `rev
 function clients(store: OAuthStore, all: boolean, asJson: boolean, io: CliIo): number {
   const grants = store.grants({ includeRevoked: all });
   if (asJson) {
-    io.stdout(JSON.stringify(grants.map((grant) => ({ ...jsonRow(grant), state: grant.revokedAt === null ? 'active' : 'revoked' })), null, 2) + '\n');
+    io.stdout(
+      JSON.stringify(
+        grants.map((grant) => ({ ...jsonRow(grant), state: grant.revokedAt === null ? 'active' : 'revoked' })),
+        null,
+        2,
+      ) + '\n',
+    );
     return EXIT_OK;
   }
   if (grants.length === 0) {
@@ -56,7 +62,14 @@ function clients(store: OAuthStore, all: boolean, asJson: boolean, io: CliIo): n
   io.stdout(
     table(
       ['GRANT', 'CLIENT', 'REDIRECT', 'APPROVED', 'LAST USE', 'STATE'],
-      grants.map((grant) => [grant.id, cell(grant.clientName, 40), cell(grant.redirectUri, 50), localTime(grant.createdAt), grant.usedAt === null ? '-' : localTime(grant.usedAt), state(grant)]),
+      grants.map((grant) => [
+        grant.id,
+        cell(grant.clientName, 40),
+        cell(grant.redirectUri, 50),
+        localTime(grant.createdAt),
+        grant.usedAt === null ? '-' : localTime(grant.usedAt),
+        state(grant),
+      ]),
     ),
   );
   return EXIT_OK;
@@ -69,8 +82,10 @@ export function run(argv: string[], io: CliIo): number {
     return EXIT_OK;
   }
   const [action, ...rest] = positionals;
-  if (action !== 'pair' && action !== 'clients' && action !== 'revoke') throw new CliUsageError(`name an action: pair, clients or revoke${action === undefined ? '' : ` (not ${JSON.stringify(action.slice(0, 40))})`}`);
-  if (action === 'revoke' ? rest.length !== 1 : rest.length !== 0) throw new CliUsageError(action === 'revoke' ? 'revoke takes one GRANT_ID (see zodex oauth clients)' : `${action} takes no arguments`);
+  if (action !== 'pair' && action !== 'clients' && action !== 'revoke')
+    throw new CliUsageError(`name an action: pair, clients or revoke${action === undefined ? '' : ` (not ${JSON.stringify(action.slice(0, 40))})`}`);
+  if (action === 'revoke' ? rest.length !== 1 : rest.length !== 0)
+    throw new CliUsageError(action === 'revoke' ? 'revoke takes one GRANT_ID (see zodex oauth clients)' : `${action} takes no arguments`);
   const stateDir = resolveStateDir(values['state-dir'], io.env);
   if (action !== 'pair' && !fs.existsSync(databasePath(stateDir))) {
     if (action === 'clients' && values.json) io.stdout('[]\n');

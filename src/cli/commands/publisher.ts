@@ -138,7 +138,8 @@ export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   }
   let user: Account | undefined;
   if (flags.user !== undefined) {
-    if (process.getuid?.() !== 0) throw new CliUsageError(`--user ${flags.user} needs the publisher to start as root (it drops to that user after reading the token)`);
+    if (process.getuid?.() !== 0)
+      throw new CliUsageError(`--user ${flags.user} needs the publisher to start as root (it drops to that user after reading the token)`);
     if (flags.socket === undefined || flags['state-dir'] === undefined) {
       throw new CliUsageError(`--user needs --socket PATH and --state-dir DIR: the defaults are root's folders, which ${flags.user} cannot use`);
     }
@@ -150,7 +151,17 @@ export function parsePublisherArgs(argv: string[], env: NodeJS.ProcessEnv): { ki
   const allowSameUser = flags[SAME_USER_FLAG.slice(2) as 'allow-same-user-token-readable'] === true;
   return {
     kind: 'run',
-    settings: { mode, token, tokenFile: flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file']), config, socketPath, stateDir, allowSameUser, ...(user ? { user } : {}), ...(socketGroup !== undefined ? { socketGroup } : {}) },
+    settings: {
+      mode,
+      token,
+      tokenFile: flags['token-file'] === undefined ? undefined : path.resolve(flags['token-file']),
+      config,
+      socketPath,
+      stateDir,
+      allowSameUser,
+      ...(user ? { user } : {}),
+      ...(socketGroup !== undefined ? { socketGroup } : {}),
+    },
   };
 }
 

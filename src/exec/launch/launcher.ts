@@ -35,7 +35,8 @@ export function openLaunchers(options: LauncherOptions): Launchers {
     setImmediate(() => pool.fill());
     void pool.sweepStale();
   }
-  const direct = (spec: CommandSpec) => spawnPty({ ...spec, env: { ...spec.env, ...options.helperEnv }, spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows });
+  const direct = (spec: CommandSpec) =>
+    spawnPty({ ...spec, env: { ...spec.env, ...options.helperEnv }, spawnHelper: options.spawnHelper, cols: options.cols, rows: options.rows });
   return {
     launch: async (spec) => pool?.take(spec) ?? (await pool?.run(spec)) ?? direct(spec),
     close: () => pool?.close(),

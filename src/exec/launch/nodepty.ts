@@ -38,7 +38,9 @@ function native(): { module: NativePty; dir: string } {
       // node-pty's own loader (build/Release, build/Debug or prebuilds), as node-pty itself loads it.
       nativePty = (require('node-pty/lib/utils') as { loadNativeModule(name: string): { module: NativePty; dir: string } }).loadNativeModule('pty');
     } catch (error) {
-      nativePty = new Error(`node-pty's native module could not be loaded (${(error as Error).message}): zodexd needs the node-pty release its package.json pins`);
+      nativePty = new Error(
+        `node-pty's native module could not be loaded (${(error as Error).message}): zodexd needs the node-pty release its package.json pins`,
+      );
     }
   }
   if (nativePty instanceof Error) throw nativePty;

@@ -29,7 +29,10 @@ export interface WireStatus {
 export function parseStatus(text: string): WireStatus {
   const [status = '', ...facts] = text.split(';');
   const value = /^[xs]\d{1,10}$/.test(status) ? Number.parseInt(status.slice(1), 10) : Number.NaN;
-  const parsed: WireStatus = status.startsWith('s') && Number.isFinite(value) ? { exitCode: 128 + value, signal: value } : { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
+  const parsed: WireStatus =
+    status.startsWith('s') && Number.isFinite(value)
+      ? { exitCode: 128 + value, signal: value }
+      : { exitCode: Number.isFinite(value) ? value : 255, signal: undefined };
   for (const fact of facts) {
     const match = /^net=(\d{1,15})$/.exec(fact);
     if (match) parsed.networkRefused = Number(match[1]);

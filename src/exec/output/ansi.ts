@@ -73,7 +73,8 @@ export class AnsiStripper {
             this.state = State.String;
           } else if (b >= 0x20 && b <= 0x2f) this.state = State.Intermediate;
           else if (b >= 0x30 && b <= 0x7e) this.state = State.Ground;
-          else if (b === ESC) this.state = State.Escape; // the first ESC was lone
+          else if (b === ESC)
+            this.state = State.Escape; // the first ESC was lone
           else {
             this.state = State.Ground; // lone ESC before a control or non-ASCII byte: keep the byte
             continue;

@@ -151,7 +151,10 @@ export class OutputBuffer {
   // an offset past the end or in bytes no longer held.
   rewind(offset: number): void {
     if (offset > this.total) {
-      throw new ZodexError('SINCE_OFFSET_AHEAD', `since_offset ${offset} is past the end of the stream (${this.total} bytes so far): pass the output_offset of an earlier result`);
+      throw new ZodexError(
+        'SINCE_OFFSET_AHEAD',
+        `since_offset ${offset} is past the end of the stream (${this.total} bytes so far): pass the output_offset of an earlier result`,
+      );
     }
     // stream bytes [lo, offset]: step back from the byte at offset over continuation bytes
     const lo = Math.max(0, offset - 3);

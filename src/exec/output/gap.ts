@@ -34,13 +34,15 @@ export function describeGap(gap: Gap): string {
   const lostFrom = Math.max(gap.from, gap.kept);
   const lostTo = Math.min(gap.to, tailFrom);
   if (lostFrom < lostTo) {
-    const why = gap.capBytes !== undefined && gap.kept >= gap.capBytes ? `past the ${gap.capBytes}-byte file cap, before the kept tail` : 'not written to output_file';
+    const why =
+      gap.capBytes !== undefined && gap.kept >= gap.capBytes ? `past the ${gap.capBytes}-byte file cap, before the kept tail` : 'not written to output_file';
     parts.push(`stream offsets ${lostFrom}-${lostTo - 1} (${lostTo - lostFrom} bytes) were not kept (${why})`);
   }
   const tailStart = Math.max(gap.from, tailFrom);
   if (tailStart < gap.to) {
     const length = gap.to - tailStart;
-    if (gap.tailFile) parts.push(`output_tail_file has the last ${length} bytes of them: tail -c +${tailStart - tailFrom + 1} ${shellQuote(gap.tailFile)} | head -c ${length}`);
+    if (gap.tailFile)
+      parts.push(`output_tail_file has the last ${length} bytes of them: tail -c +${tailStart - tailFrom + 1} ${shellQuote(gap.tailFile)} | head -c ${length}`);
     else parts.push(`the last ${length} bytes of them are kept in memory only: write_stdin since_offset ${tailStart} delivers from there`);
   }
   return `${what} not shown between output_head and output; ${parts.join('; ')}`;

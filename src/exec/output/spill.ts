@@ -333,7 +333,7 @@ export class SpillFile implements SpillSink {
       const granted = this.store.reserve(this, grow);
       if (granted < grow) {
         this.store.release(granted);
-        this.tailError = 'writing the tail file failed: the spill folder is full (--spill-folder-max-bytes), only running commands\' files are left in it';
+        this.tailError = "writing the tail file failed: the spill folder is full (--spill-folder-max-bytes), only running commands' files are left in it";
         return;
       }
     }

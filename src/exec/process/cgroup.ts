@@ -100,7 +100,10 @@ export async function removeCgroupFolder(dir: string, waitMs = 1_000): Promise<b
   for (;;) {
     let children: string[] = [];
     try {
-      children = fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+      children = fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
     }

@@ -71,12 +71,16 @@ export function patchGuard(bounds: PatchBounds, workdir: string): PatchGuard | u
   const sandboxed = bounds.sandbox !== 'off';
   if (!sandboxed && bounds.denied.length === 0) return undefined;
   const realWorkdir = realOrSelf(workdir);
-  const writable = sandboxed ? [...(bounds.sandbox === 'workspace-write' ? [realWorkdir, ...bounds.writableRoots] : []), ...(bounds.privateTmp ? [realOrSelf(bounds.privateTmp)] : [])] : [];
+  const writable = sandboxed
+    ? [...(bounds.sandbox === 'workspace-write' ? [realWorkdir, ...bounds.writableRoots] : []), ...(bounds.privateTmp ? [realOrSelf(bounds.privateTmp)] : [])]
+    : [];
   // Seen where they are, not in the private /tmp: the workdir (read-only, in read-only) and the roots.
   const rootsUnderTmp = [workdir, realWorkdir, ...(bounds.sandbox === 'workspace-write' ? bounds.writableRoots : [])].filter((root) => beneath(root, '/tmp'));
   // As zodex-spawn: no private /tmp when /tmp itself is inside a writable root or the workdir.
   const privateTmp =
-    sandboxed && bounds.privateTmp && ![workdir, realWorkdir, ...(bounds.sandbox === 'workspace-write' ? bounds.writableRoots : [])].some((root) => beneath('/tmp', root))
+    sandboxed &&
+    bounds.privateTmp &&
+    ![workdir, realWorkdir, ...(bounds.sandbox === 'workspace-write' ? bounds.writableRoots : [])].some((root) => beneath('/tmp', root))
       ? bounds.privateTmp
       : undefined;
   // The stores as they are now: real paths, and the inode of each that exists (a hard link elsewhere).
@@ -94,10 +98,16 @@ export function patchGuard(bounds: PatchBounds, workdir: string): PatchGuard | u
   }
   const why = (real: string, shown: string, inode?: string): BoundsDenied | undefined => {
     if (deniedReal.some((denied) => beneath(real, denied)) || (inode !== undefined && deniedInodes.has(inode))) {
-      return new BoundsDenied('CREDENTIAL_STORE_DENIED', `${shown} is a credential store (or lies in one) that commands cannot reach in this write mode; apply_patch leaves it alone too.`);
+      return new BoundsDenied(
+        'CREDENTIAL_STORE_DENIED',
+        `${shown} is a credential store (or lies in one) that commands cannot reach in this write mode; apply_patch leaves it alone too.`,
+      );
     }
     if (sandboxed && !writable.some((root) => beneath(real, root))) {
-      const where = bounds.sandbox === 'workspace-write' ? `the workdir ${workdir}, /tmp${bounds.writableRoots.length > 0 ? ` and ${bounds.writableRoots.join(', ')}` : ''}` : '/tmp';
+      const where =
+        bounds.sandbox === 'workspace-write'
+          ? `the workdir ${workdir}, /tmp${bounds.writableRoots.length > 0 ? ` and ${bounds.writableRoots.join(', ')}` : ''}`
+          : '/tmp';
       return new BoundsDenied('SANDBOX_WRITE_DENIED', `${shown} is outside what the sandbox (${bounds.sandbox}) lets commands write: ${where}.`);
     }
     return undefined;

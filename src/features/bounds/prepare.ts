@@ -41,7 +41,14 @@ const FOLDER_PREFIX = 'zodex-bounds-';
 const TMP_PREFIX = 'zodex-sandbox-tmp-';
 // With the network off, the local services that would resolve or reach a name for a command:
 // systemd-resolved's varlink sockets, nscd, and the system bus (resolved's D-Bus API).
-const RESOLVER_SOCKETS = ['/run/systemd/resolve/io.systemd.Resolve', '/run/systemd/resolve/io.systemd.Resolve.Monitor', '/run/nscd/socket', '/var/run/nscd/socket', '/run/dbus/system_bus_socket', '/var/run/dbus/system_bus_socket'];
+const RESOLVER_SOCKETS = [
+  '/run/systemd/resolve/io.systemd.Resolve',
+  '/run/systemd/resolve/io.systemd.Resolve.Monitor',
+  '/run/nscd/socket',
+  '/var/run/nscd/socket',
+  '/run/dbus/system_bus_socket',
+  '/var/run/dbus/system_bus_socket',
+];
 // How long zodexd waits for a publisher's status at start (a daemon that answers at all answers at once).
 const PUBLISHER_STATUS_TIMEOUT_MS = 2_000;
 
@@ -75,7 +82,13 @@ const CHECK_TIMEOUT_MS = 15_000;
 // A confined login shell, and an interactive one, run the user's startup files as a command's
 // `bash -lc` would: if a known token value is in what they print, a file zodexd did not find
 // (read by `cat`, sourced through a variable) still hands it out, and no command may run.
-async function checkNoTokenComesBack(spawnHelper: string, shell: string, env: Record<string, string>, values: string[], log: (message: string) => void): Promise<void> {
+async function checkNoTokenComesBack(
+  spawnHelper: string,
+  shell: string,
+  env: Record<string, string>,
+  values: string[],
+  log: (message: string) => void,
+): Promise<void> {
   const outputs = await runConfinedShells(spawnHelper, shell, 'env', env, CHECK_TIMEOUT_MS);
   if (outputs.some((output) => output === undefined)) {
     log(`warning: the check that no startup file hands a command a token did not finish within ${CHECK_TIMEOUT_MS} ms; commands run, unchecked`);
@@ -101,11 +114,15 @@ export function writableWhere(config: Pick<BoundsConfig, 'sandbox' | 'writableRo
 export function boundsInstruction(config: Pick<BoundsConfig, 'writeMode' | 'sandbox' | 'writableRoots' | 'sandboxNetwork'>): string {
   const mode =
     config.writeMode === 'direct'
-      ? 'Write mode direct: commands push with the user\'s own credentials.'
+      ? "Write mode direct: commands push with the user's own credentials."
       : config.writeMode === 'publish-pr'
         ? 'Write mode publish-pr: commands cannot push; open pull requests with zodex-agent github publish-pr.'
         : 'Write mode read-only: commands cannot push or open pull requests.';
-  return [mode, config.sandbox !== 'off' ? `Sandbox ${config.sandbox}: ${writableWhere(config)}.` : '', config.sandboxNetwork === 'off' ? 'The network is off for commands.' : '']
+  return [
+    mode,
+    config.sandbox !== 'off' ? `Sandbox ${config.sandbox}: ${writableWhere(config)}.` : '',
+    config.sandboxNetwork === 'off' ? 'The network is off for commands.' : '',
+  ]
     .filter(Boolean)
     .join(' ');
 }
@@ -152,7 +169,10 @@ function sweepStale(tmp: string): void {
 // built.secrets: the one registry of values no output shows (src/secrets.ts); the token values and
 // read credentials found here join it.
 // config.stateDir is masked from commands; config.spillDir stays readable inside the private /tmp.
-export async function prepareBounds(config: BoundsConfig & { stateDir: string; spillDir: string }, built: { spawnHelper: string; shell: string; log: (message: string) => void; secrets: SecretRegistry }): Promise<Bounds> {
+export async function prepareBounds(
+  config: BoundsConfig & { stateDir: string; spillDir: string },
+  built: { spawnHelper: string; shell: string; log: (message: string) => void; secrets: SecretRegistry },
+): Promise<Bounds> {
   const governed = isGoverned(config.writeMode);
   const networkOff = config.sandboxNetwork === 'off';
   const removed = ['ZODEX_AUTH_TOKEN', ...PUBLISHER_SECRET_ENV, ...(governed ? [...TOKEN_VARIABLES, ...AGENT_VARIABLES] : [])];
@@ -232,7 +252,7 @@ export async function prepareBounds(config: BoundsConfig & { stateDir: string; s
       // the private folder in every confined mode: the zodex-spawn copy must stay zodexd's
       const masks = [...(governed ? [...stores.map((store) => store.path), ...extraMasks] : []), folder, ...networkMasks];
       const files = governed ? candidateFiles(homes) : [];
-      for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) (secretsSeen.add(value), built.secrets.add('STARTUP_FILE_TOKEN', value));
+      for (const value of tokenValuesIn(files)) if (!secretsSeen.has(value)) secretsSeen.add(value), built.secrets.add('STARTUP_FILE_TOKEN', value);
       // masked anyway, or the read-only credential itself (commands read it as it is)
       const masked = (file: string) => file === readCredentials?.file || masks.some((mask) => file === mask || file.startsWith(`${mask}/`));
       const runtimeDir = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? path.normalize(env.XDG_RUNTIME_DIR) : undefined;
@@ -261,7 +281,13 @@ export async function prepareBounds(config: BoundsConfig & { stateDir: string; s
     let confinement = build(process.env);
     const probe = await probeConfinement(spawnHelper, encodeConfinement(confinement), privateTmp ?? tmp, built.shell);
     if (!probe.ok) {
-      const asked = [governed ? `--write-mode ${config.writeMode}` : undefined, config.sandbox !== 'off' ? `--sandbox ${config.sandbox}` : undefined, networkOff ? '--sandbox-network off' : undefined].filter(Boolean).join(' ');
+      const asked = [
+        governed ? `--write-mode ${config.writeMode}` : undefined,
+        config.sandbox !== 'off' ? `--sandbox ${config.sandbox}` : undefined,
+        networkOff ? '--sandbox-network off' : undefined,
+      ]
+        .filter(Boolean)
+        .join(' ');
       throw new BoundsError(
         `cannot confine commands as ${asked} asks: ${probe.reason}. ${probeAdvice(probe.reason)}. ` +
           'zodexd does not run commands less confined than asked; to run them unconfined, as your user, start it with --write-mode direct --sandbox off --sandbox-network on',
@@ -269,7 +295,9 @@ export async function prepareBounds(config: BoundsConfig & { stateDir: string; s
     }
 
     if (readCredentials && confinement.masks.some((mask) => readCredentials.file === mask || readCredentials.file.startsWith(`${mask}/`))) {
-      throw new BoundsError(`--git-read-credentials ${readCredentials.file} is inside a credential store that commands cannot read; keep the read-only credential in a file of its own (e.g. ~/.config/git-read-credentials)`);
+      throw new BoundsError(
+        `--git-read-credentials ${readCredentials.file} is inside a credential store that commands cannot read; keep the read-only credential in a file of its own (e.g. ~/.config/git-read-credentials)`,
+      );
     }
     for (const credential of readCredentials?.credentials ?? []) built.secrets.add('GIT_READ_CREDENTIAL', credential.password);
 
@@ -279,7 +307,12 @@ export async function prepareBounds(config: BoundsConfig & { stateDir: string; s
       sandboxed || networkOff
         ? {
             ...(sandboxed ? { write: `the sandbox (${config.sandbox}) refused a write ("Read-only file system" in the output): ${where}` } : {}),
-            ...(networkOff ? { network: (count: number) => `the sandbox refused ${count} network connection${count === 1 ? '' : 's'} (socket() for anything but unix sockets): the network is off for commands` } : {}),
+            ...(networkOff
+              ? {
+                  network: (count: number) =>
+                    `the sandbox refused ${count} network connection${count === 1 ? '' : 's'} (socket() for anything but unix sockets): the network is off for commands`,
+                }
+              : {}),
           }
         : undefined;
 
@@ -296,8 +329,14 @@ export async function prepareBounds(config: BoundsConfig & { stateDir: string; s
           : 'commands push with your own credentials';
     const describe = [
       `${modeLine}: commands run confined (${confinedBy.join('; ')}); ${route}`,
-      ...(readCredentials ? [`git read credentials: ${readCredentials.credentials.map((credential) => credential.url).join(', ')} (from ${readCredentials.file}) offered to commands' git`] : []),
-      ...(confinement.binds.length > 0 ? [`startup files holding a token are shown to commands without it: ${confinement.binds.map((bind) => bind.target).join(', ')}`] : []),
+      ...(readCredentials
+        ? [
+            `git read credentials: ${readCredentials.credentials.map((credential) => credential.url).join(', ')} (from ${readCredentials.file}) offered to commands' git`,
+          ]
+        : []),
+      ...(confinement.binds.length > 0
+        ? [`startup files holding a token are shown to commands without it: ${confinement.binds.map((bind) => bind.target).join(', ')}`]
+        : []),
     ];
 
     const set = (current: Confinement): Record<string, string> => ({

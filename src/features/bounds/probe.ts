@@ -49,12 +49,23 @@ export function probeAdvice(reason: string): string {
 // the confinement entry): `shell -lc SCRIPT` and `shell -ic SCRIPT` through `zodex-spawn --exec`,
 // stdin closed, each for at most timeoutMs. zodexd checks with it that no token value comes back
 // through the user's startup files. Undefined for a shell that did not finish in time.
-export function runConfinedShells(spawnHelper: string, shell: string, script: string, env: Readonly<Record<string, string>>, timeoutMs: number): Promise<Array<string | undefined>> {
+export function runConfinedShells(
+  spawnHelper: string,
+  shell: string,
+  script: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<Array<string | undefined>> {
   const once = (flag: string) =>
     new Promise<string | undefined>((resolve) => {
-      execFile(spawnHelper, ['--exec', shell, flag, script], { env, timeout: timeoutMs, encoding: 'utf8', maxBuffer: 16 << 20, killSignal: 'SIGKILL' }, (error, stdout) => {
-        resolve(error && (error as { killed?: boolean }).killed ? undefined : stdout);
-      });
+      execFile(
+        spawnHelper,
+        ['--exec', shell, flag, script],
+        { env, timeout: timeoutMs, encoding: 'utf8', maxBuffer: 16 << 20, killSignal: 'SIGKILL' },
+        (error, stdout) => {
+          resolve(error && (error as { killed?: boolean }).killed ? undefined : stdout);
+        },
+      );
     });
   return Promise.all([once('-lc'), once('-ic')]);
 }

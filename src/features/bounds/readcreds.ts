@@ -37,7 +37,11 @@ export function loadReadCredentials(file: string): { file: string; credentials: 
     if (!url.username || !url.password || !/^https?:$/.test(url.protocol)) {
       throw new Error(`--git-read-credentials ${file} line ${index + 1} has no user and password (or is not http/https); write https://USER:TOKEN@HOST`);
     }
-    credentials.push({ url: `${url.protocol}//${url.username}@${url.host}${url.pathname === '/' ? '' : url.pathname}`, username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) });
+    credentials.push({
+      url: `${url.protocol}//${url.username}@${url.host}${url.pathname === '/' ? '' : url.pathname}`,
+      username: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    });
   });
   if (credentials.length === 0) throw new Error(`--git-read-credentials ${file} holds no credential; write https://USER:TOKEN@HOST`);
   return { file, credentials };

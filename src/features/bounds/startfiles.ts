@@ -99,7 +99,12 @@ export function tokenValuesIn(files: readonly string[]): string[] {
 
 // For each file holding one of `values`, a copy without them in `folder` (0600), to be bound over
 // it. `skip` leaves out files that are masked anyway.
-export function redactedCopies(values: readonly string[], files: readonly string[], folder: string, skip: (file: string) => boolean): Array<{ source: string; target: string }> {
+export function redactedCopies(
+  values: readonly string[],
+  files: readonly string[],
+  folder: string,
+  skip: (file: string) => boolean,
+): Array<{ source: string; target: string }> {
   const needles = [...new Set(values)].filter((value) => value.length >= MIN_TOKEN_CHARS).sort((a, b) => b.length - a.length);
   if (needles.length === 0) return [];
   const binds: Array<{ source: string; target: string }> = [];

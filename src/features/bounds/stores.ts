@@ -75,7 +75,20 @@ const SYSTEM_STORES = ['/tmp/.X11-unix', '/etc/zodex'];
 // processes outside every confinement run next (the publisher's git, zodex-spawn's own loader
 // reading /etc/ld.so.preload, modprobe.d's install lines on a module autoload, cron). Root owns
 // them, and uid 0 writes what it owns with no capability at all.
-export const ROOT_SYSTEM_FOLDERS: readonly string[] = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/opt', '/var/lib', '/var/spool'];
+export const ROOT_SYSTEM_FOLDERS: readonly string[] = [
+  '/etc',
+  '/usr',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/boot',
+  '/opt',
+  '/var/lib',
+  '/var/spool',
+];
 
 function absolute(value: string | undefined): string | undefined {
   return value && path.isAbsolute(value) ? path.normalize(value) : undefined;
@@ -96,7 +109,10 @@ export function credentialStores(homes: readonly string[], env: NodeJS.ProcessEn
     const base = absolute(env[name]);
     if (!base) continue;
     const full = below ? path.join(base, below) : base;
-    add({ path: full, ...(homes.find((home) => full.startsWith(`${home}/`)) !== undefined ? { home: homes.find((home) => full.startsWith(`${home}/`))! } : {}) });
+    add({
+      path: full,
+      ...(homes.find((home) => full.startsWith(`${home}/`)) !== undefined ? { home: homes.find((home) => full.startsWith(`${home}/`))! } : {}),
+    });
   }
   for (const system of SYSTEM_STORES) add({ path: system });
   return stores;
@@ -134,7 +150,17 @@ const HOME_STARTUP_FILES = [
   '.pam_environment',
   '.config/fish/config.fish',
 ];
-const SYSTEM_STARTUP_FILES = ['/etc/environment', '/etc/profile', '/etc/bash.bashrc', '/etc/zsh/zshenv', '/etc/zsh/zprofile', '/etc/zsh/zshrc', '/etc/zshenv', '/etc/zprofile', '/etc/zshrc'];
+const SYSTEM_STARTUP_FILES = [
+  '/etc/environment',
+  '/etc/profile',
+  '/etc/bash.bashrc',
+  '/etc/zsh/zshenv',
+  '/etc/zsh/zprofile',
+  '/etc/zsh/zshrc',
+  '/etc/zshenv',
+  '/etc/zprofile',
+  '/etc/zshrc',
+];
 export const SYSTEM_STARTUP_FOLDER = '/etc/profile.d';
 
 export function startupFiles(homes: readonly string[]): string[] {
@@ -152,7 +178,11 @@ export const MIN_TOKEN_CHARS = 8;
 export function tokenAssignments(text: string): string[] {
   const names = TOKEN_VARIABLES.join('|');
   const value = `(?:"([^"\\n$\`\\\\]{${MIN_TOKEN_CHARS},})"|'([^'\\n]{${MIN_TOKEN_CHARS},})'|([^\\s'"$\`;#&|()<>\\\\]{${MIN_TOKEN_CHARS},}))`;
-  const forms = [`\\b(?:${names})=${value}`, `\\bset\\s+(?:-[a-zA-Z]+\\s+)*(?:-[a-zA-Z]*x[a-zA-Z]*|--export)\\s+(?:-[a-zA-Z]+\\s+)*(?:${names})\\s+${value}`, `\\bsetenv\\s+(?:${names})\\s+${value}`];
+  const forms = [
+    `\\b(?:${names})=${value}`,
+    `\\bset\\s+(?:-[a-zA-Z]+\\s+)*(?:-[a-zA-Z]*x[a-zA-Z]*|--export)\\s+(?:-[a-zA-Z]+\\s+)*(?:${names})\\s+${value}`,
+    `\\bsetenv\\s+(?:${names})\\s+${value}`,
+  ];
   const values: string[] = [];
   for (const form of forms) {
     for (const match of text.matchAll(new RegExp(form, 'g'))) {

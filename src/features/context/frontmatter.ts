@@ -13,9 +13,7 @@
 // A key whose value is a nested mapping or sequence has no string value and is left out;
 // `~` and `null` read as ''; tags (!!str) and anchors (&a) before a value are ignored.
 
-export type FrontMatterResult =
-  | { ok: true; fields: Map<string, string>; body: string }
-  | { ok: false; reason: string };
+export type FrontMatterResult = { ok: true; fields: Map<string, string>; body: string } | { ok: false; reason: string };
 
 const FENCE = /^---[ \t]*$/;
 const END_FENCE = /^(?:---|\.\.\.)[ \t]*$/;

@@ -184,7 +184,8 @@ export function loadContextOptions(input: LoadContextInput): ContextOptions {
   const configFile = explicitFile ? expandHome(explicitFile, home) : path.join(input.stateDir, CONFIG_FILE_NAME);
   const config = readContextConfig(configFile, explicitFile !== undefined);
 
-  if (flags.codexHome !== undefined && !flags.codexHome.trim()) throw new ContextConfigError('--codex-home needs a directory; write e.g. --codex-home ~/.codex');
+  if (flags.codexHome !== undefined && !flags.codexHome.trim())
+    throw new ContextConfigError('--codex-home needs a directory; write e.g. --codex-home ~/.codex');
   const codexHomeSetting = flags.codexHome ?? config.codexHome ?? (env.CODEX_HOME || undefined) ?? path.join(home, '.codex');
   return {
     codexHome: expandHome(codexHomeSetting, home),

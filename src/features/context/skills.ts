@@ -29,7 +29,12 @@ export interface SkillCatalog {
 export function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
   const points = [...line];
-  return points.length <= max ? line : points.slice(0, Math.max(0, max - 1)).join('').trimEnd() + '…';
+  return points.length <= max
+    ? line
+    : points
+        .slice(0, Math.max(0, max - 1))
+        .join('')
+        .trimEnd() + '…';
 }
 
 export function scanSkills(dir: string, limits: { maxSkills: number; descriptionMaxChars: number }): SkillCatalog | undefined {

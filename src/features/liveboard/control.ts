@@ -8,14 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Store } from '../store/index.js';
 import { controlFolder, controlSocketPath, ensureControlFolder } from './paths.js';
-import {
-  ControlRequestError,
-  MAX_CONTROL_LINE_BYTES,
-  parseControlRequest,
-  REQUEST_TIMEOUT_MS,
-  type ControlReply,
-  type ControlRequest,
-} from './protocol.js';
+import { ControlRequestError, MAX_CONTROL_LINE_BYTES, parseControlRequest, REQUEST_TIMEOUT_MS, type ControlReply, type ControlRequest } from './protocol.js';
 import { readLines } from '../shared/jsonlines.js';
 import { PendingTail, type TailRings } from './tail.js';
 
@@ -68,7 +61,9 @@ export function startControlServer(options: ControlOptions): ControlServer {
     socketPath = wanted;
     void pruneDeadSockets(controlFolder(options.stateDir), wanted);
   })().catch((error: unknown) => {
-    log(`warning: no control socket, so Liveboards cannot tail, type into or kill this zodexd's sessions: ${error instanceof Error ? error.message : String(error)}`);
+    log(
+      `warning: no control socket, so Liveboards cannot tail, type into or kill this zodexd's sessions: ${error instanceof Error ? error.message : String(error)}`,
+    );
   });
 
   return {
@@ -120,7 +115,8 @@ function handle(request: ControlRequest, socket: net.Socket, options: ControlOpt
   const { store, tails } = options;
   if (request.op === 'tail') {
     const ring = tails.get(request.sessionId);
-    if (!ring) throw new ControlRequestError('UNKNOWN_SESSION', `this zodexd has no output of session ${request.sessionId}: it never ran here, or it ended a while ago`);
+    if (!ring)
+      throw new ControlRequestError('UNKNOWN_SESSION', `this zodexd has no output of session ${request.sessionId}: it never ran here, or it ended a while ago`);
     return streamTail(socket, ring);
   }
   const session = [...options.sessions()].find((candidate) => candidate.id === request.sessionId);

@@ -54,7 +54,8 @@ const when = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOStrin
 export function renderGrantsPage(grants: OAuthGrant[], nonce: string, csrfToken: string): string {
   const rows = grants
     .map(
-      (grant) => `<tr data-testid="grant-row"><td>${escapeHtml(grant.clientName)}</td><td><code>${escapeHtml(grant.redirectUri.slice(0, 200))}</code></td>` +
+      (grant) =>
+        `<tr data-testid="grant-row"><td>${escapeHtml(grant.clientName)}</td><td><code>${escapeHtml(grant.redirectUri.slice(0, 200))}</code></td>` +
         `<td>${when(grant.createdAt)}</td><td>${when(grant.usedAt)}</td><td><code>${escapeHtml(grant.id)}</code></td>` +
         `<td><button type="button" data-grant="${escapeHtml(grant.id)}" aria-label="Revoke ${escapeHtml(grant.clientName)}">Revoke</button></td></tr>`,
     )
@@ -78,4 +79,3 @@ ${grants.length === 0 ? '<p data-testid="no-grants">No approved clients.</p>' : 
 </html>
 `;
 }
-

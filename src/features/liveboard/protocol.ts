@@ -66,7 +66,12 @@ export function parseControlRequest(line: string): ControlRequest {
 
 function unreachable(socketPath: string, error: unknown): ControlReply {
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'it has no control socket (it ended, or it is an older zodexd)' : code === 'ECONNREFUSED' ? 'nothing listens on its control socket (it ended)' : (error as Error).message;
+  const why =
+    code === 'ENOENT'
+      ? 'it has no control socket (it ended, or it is an older zodexd)'
+      : code === 'ECONNREFUSED'
+        ? 'nothing listens on its control socket (it ended)'
+        : (error as Error).message;
   return { ok: false, error: { code: 'UNREACHABLE', message: `cannot reach the zodexd at ${socketPath}: ${why}` } };
 }
 
@@ -128,6 +133,9 @@ export function controlCall(socketPath: string, request: ControlRequest, timeout
     const cancel = controlStream(socketPath, request, settle, () =>
       settle({ ok: false, error: { code: 'UNREACHABLE', message: `the zodexd at ${socketPath} closed the connection without an answer` } }),
     );
-    const timer = setTimeout(() => settle({ ok: false, error: { code: 'UNREACHABLE', message: `no answer from the zodexd at ${socketPath} within ${timeoutMs} ms` } }), timeoutMs);
+    const timer = setTimeout(
+      () => settle({ ok: false, error: { code: 'UNREACHABLE', message: `no answer from the zodexd at ${socketPath} within ${timeoutMs} ms` } }),
+      timeoutMs,
+    );
   });
 }

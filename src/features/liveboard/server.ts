@@ -54,7 +54,8 @@ function sendJson(res: http.ServerResponse, status: number, value: unknown): voi
 }
 
 function refuse(res: http.ServerResponse, verdict: Exclude<Verdict, { ok: true }>, asJson: boolean): void {
-  if (asJson) return void send(res, verdict.status, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: verdict.body.trim() }), verdict.headers);
+  if (asJson)
+    return void send(res, verdict.status, 'application/json; charset=utf-8', JSON.stringify({ ok: false, error: verdict.body.trim() }), verdict.headers);
   send(res, verdict.status, 'text/plain; charset=utf-8', verdict.body, verdict.headers);
 }
 
@@ -168,7 +169,9 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
       if (url.pathname === '/events' && req.method === 'GET') return events(res);
       if (url.pathname === GRANTS_PATH) {
         const nonce = newNonce();
-        return send(res, 200, 'text/html; charset=utf-8', renderGrantsPage(readGrants(stateDir), nonce, csrfToken), { 'Content-Security-Policy': contentSecurityPolicy(nonce) });
+        return send(res, 200, 'text/html; charset=utf-8', renderGrantsPage(readGrants(stateDir), nonce, csrfToken), {
+          'Content-Security-Policy': contentSecurityPolicy(nonce),
+        });
       }
     }
     const revoke = REVOKE_PATH.exec(url.pathname);
@@ -200,7 +203,8 @@ export async function startLiveboard(options: LiveboardOptions): Promise<Liveboa
 
   const bound = await listenOn(server, listen, 'the Liveboard');
   const url = `http://${bound.host}:${bound.port}/`;
-  if (!policy.loopbackBind) log(`warning: the Liveboard listens on non-loopback ${bound.host}: anyone with the token who can reach it can type into and kill sessions`);
+  if (!policy.loopbackBind)
+    log(`warning: the Liveboard listens on non-loopback ${bound.host}: anyone with the token who can reach it can type into and kill sessions`);
   log(`liveboard on ${url}`);
 
   let closing: Promise<void> | undefined;

@@ -8,7 +8,17 @@ import { randomBytes } from 'node:crypto';
 import { quote } from '../../errors.js';
 import { sameSecret } from '../../net/secret.js';
 import { ClientError, redirectMatches, resolveClient } from './clients.js';
-import { CODE_TTL_MS, makeRoom, MAX_PAIRING_ATTEMPTS, PENDING_TTL_MS, repeatedParameter, sweep, withParams, type OAuthContext, type PendingRequest } from './context.js';
+import {
+  CODE_TTL_MS,
+  makeRoom,
+  MAX_PAIRING_ATTEMPTS,
+  PENDING_TTL_MS,
+  repeatedParameter,
+  sweep,
+  withParams,
+  type OAuthContext,
+  type PendingRequest,
+} from './context.js';
 import { grantId, hashSecret, newPairingCode, normalizePairingCode, PKCE_VALUE, secret } from './secrets.js';
 import { SCOPE, type Endpoints } from './urls.js';
 
@@ -113,7 +123,13 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
     if (attemptsLeft > 0) return { status: 403, body: { error: `wrong pairing code; ${attemptsLeft} attempt(s) left`, attemptsLeft } };
     context.pending.delete(request.id);
     context.log(`oauth: refused ${shownName(request.client)} after ${MAX_PAIRING_ATTEMPTS} wrong pairing codes`);
-    return { status: 403, body: { error: 'too many wrong pairing codes; the request is refused', redirect: back({ error: 'access_denied', error_description: 'wrong pairing code' }) } };
+    return {
+      status: 403,
+      body: {
+        error: 'too many wrong pairing codes; the request is refused',
+        redirect: back({ error: 'access_denied', error_description: 'wrong pairing code' }),
+      },
+    };
   }
   context.pending.delete(request.id);
   const now = context.now();
@@ -124,7 +140,16 @@ export function decide(request: PendingRequest, body: Record<string, unknown>, c
   // that was evicted meanwhile again), never before the operator admitted it.
   context.store.db.transaction(() => {
     context.store.saveClient(client);
-    context.store.createGrant({ id, clientId: client.clientId, clientName: client.clientName, redirectUri: request.redirectUri, resource: request.resource, audience, scope: request.scope, createdAt: now });
+    context.store.createGrant({
+      id,
+      clientId: client.clientId,
+      clientName: client.clientName,
+      redirectUri: request.redirectUri,
+      resource: request.resource,
+      audience,
+      scope: request.scope,
+      createdAt: now,
+    });
   })();
   const code = secret('zac_');
   context.codes.set(hashSecret(code), {

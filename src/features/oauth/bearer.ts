@@ -26,7 +26,11 @@ export class BearerCheck {
 
   check(authorization: string | undefined, at: Endpoints): BearerVerdict {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!match) return this.refuse(at, 'this zodexd requires "Authorization: Bearer <token>": an OAuth access token (discovery starts at the resource_metadata URL in WWW-Authenticate) or its static token');
+    if (!match)
+      return this.refuse(
+        at,
+        'this zodexd requires "Authorization: Bearer <token>": an OAuth access token (discovery starts at the resource_metadata URL in WWW-Authenticate) or its static token',
+      );
     const token = match[1]!;
     if (this.staticToken !== undefined && sameSecret(token, this.staticToken)) return { ok: true };
     let row;
@@ -34,7 +38,12 @@ export class BearerCheck {
       row = this.store.token(hashSecret(token));
     } catch (error) {
       this.log(`oauth: the state database cannot be read, so no token is accepted: ${(error as Error).message}`);
-      return { ok: false, status: 503, body: 'Service Unavailable: zodexd cannot check tokens right now (its state database failed; see its stderr).\n', headers: { 'Retry-After': '5' } };
+      return {
+        ok: false,
+        status: 503,
+        body: 'Service Unavailable: zodexd cannot check tokens right now (its state database failed; see its stderr).\n',
+        headers: { 'Retry-After': '5' },
+      };
     }
     const now = this.now();
     if (!row || row.kind !== 'access') return this.refuse(at, 'the access token is not one this server issued, or it was revoked', 'invalid_token');

@@ -47,7 +47,8 @@ const URI_CHARACTERS = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})
 // only the characters RFC 3986 allows.
 export function redirectUriProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string' || uri.length > MAX_URI_CHARS) return `a redirect URI must be a string of at most ${MAX_URI_CHARS} characters`;
-  if (!URI_CHARACTERS.test(uri)) return `redirect URI ${shown(uri)} holds a character RFC 3986 does not allow in a URI (a control character, space, quote, non-ASCII letter or a % not followed by two hex digits); percent-encode it`;
+  if (!URI_CHARACTERS.test(uri))
+    return `redirect URI ${shown(uri)} holds a character RFC 3986 does not allow in a URI (a control character, space, quote, non-ASCII letter or a % not followed by two hex digits); percent-encode it`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -97,19 +98,28 @@ function metadataFields(doc: Record<string, unknown>, fallbackName: string): { c
 // never locks newcomers out: it only pushes out registrations that were never approved, its own
 // source's first (source: the peer address, 'unix' on a socket).
 export function registerClient(store: OAuthStore, body: unknown, now: number, source = 'unknown'): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ClientError('invalid_client_metadata', 'send the client metadata as a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ClientError('invalid_client_metadata', 'send the client metadata as a JSON object');
   const doc = body as Record<string, unknown>;
   const { clientName, redirectUris } = metadataFields(doc, 'unnamed client');
   const grantTypes = doc.grant_types ?? ['authorization_code'];
-  if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code') || grantTypes.some((type) => type !== 'authorization_code' && type !== 'refresh_token')) {
+  if (
+    !Array.isArray(grantTypes) ||
+    !grantTypes.includes('authorization_code') ||
+    grantTypes.some((type) => type !== 'authorization_code' && type !== 'refresh_token')
+  ) {
     throw new ClientError('invalid_client_metadata', 'grant_types must include authorization_code and may add refresh_token; nothing else is offered');
   }
   const responseTypes = doc.response_types ?? ['code'];
-  if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code')) throw new ClientError('invalid_client_metadata', 'response_types may only be ["code"]');
+  if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code'))
+    throw new ClientError('invalid_client_metadata', 'response_types may only be ["code"]');
   store.pruneClients(now - 24 * 3_600_000);
   const client: OAuthClient = { clientId: clientIdFor(), kind: 'registered', clientName, redirectUris, createdAt: now };
   if (!store.registerWithin(client, source, { perSource: MAX_UNAPPROVED_PER_SOURCE, total: MAX_REGISTERED_CLIENTS })) {
-    throw new ClientError('invalid_client_metadata', `${MAX_REGISTERED_CLIENTS} clients are registered and each was approved; revoke unused ones (zodex oauth clients, zodex oauth revoke)`);
+    throw new ClientError(
+      'invalid_client_metadata',
+      `${MAX_REGISTERED_CLIENTS} clients are registered and each was approved; revoke unused ones (zodex oauth clients, zodex oauth revoke)`,
+    );
   }
   return {
     client_id: client.clientId,
@@ -178,7 +188,10 @@ async function fetchDocument(url: URL, fetcher: typeof fetch): Promise<Record<st
     }
     text = await boundedText(response);
   } catch (error) {
-    throw new ClientError('invalid_client', `the client metadata document ${url.href.slice(0, 200)} could not be fetched (${(error as Error).message.slice(0, 200)})`);
+    throw new ClientError(
+      'invalid_client',
+      `the client metadata document ${url.href.slice(0, 200)} could not be fetched (${(error as Error).message.slice(0, 200)})`,
+    );
   }
   try {
     const doc = JSON.parse(text) as unknown;
@@ -203,11 +216,18 @@ export async function resolveClient(clientId: string, lookup: ClientLookup): Pro
   const url = documentUrl(clientId, lookup.allowLoopbackDocuments);
   if (url === undefined) {
     const client = lookup.store.client(clientId);
-    if (!client || client.kind !== 'registered') throw new ClientError('invalid_client', `client_id ${shown(clientId)} is not registered here; register at /oauth/register or use a client ID metadata document URL`);
+    if (!client || client.kind !== 'registered')
+      throw new ClientError(
+        'invalid_client',
+        `client_id ${shown(clientId)} is not registered here; register at /oauth/register or use a client ID metadata document URL`,
+      );
     return client;
   }
   if (metadataFetches >= MAX_METADATA_FETCHES) {
-    throw new ClientError('temporarily_unavailable', `zodexd is already fetching ${MAX_METADATA_FETCHES} client metadata documents; try again in a few seconds`);
+    throw new ClientError(
+      'temporarily_unavailable',
+      `zodexd is already fetching ${MAX_METADATA_FETCHES} client metadata documents; try again in a few seconds`,
+    );
   }
   metadataFetches++;
   let doc;
@@ -217,7 +237,10 @@ export async function resolveClient(clientId: string, lookup: ClientLookup): Pro
     metadataFetches--;
   }
   if (doc.client_id !== clientId) {
-    throw new ClientError('invalid_client', `the metadata document at ${shown(clientId)} names client_id ${shown(String(doc.client_id))}; it must be exactly its own URL`);
+    throw new ClientError(
+      'invalid_client',
+      `the metadata document at ${shown(clientId)} names client_id ${shown(String(doc.client_id))}; it must be exactly its own URL`,
+    );
   }
   return { clientId, kind: 'metadata', ...metadataFields(doc, url.host), createdAt: lookup.now() };
 }

@@ -83,7 +83,10 @@ export function makeRoom(context: OAuthContext, clientId: string, source: string
     const matching = waiting.filter(of);
     return matching.length >= cap ? matching[0] : undefined;
   };
-  const evicted = oldest((request) => request.client.clientId === clientId, MAX_PENDING_PER_CLIENT) ?? oldest((request) => request.source === source, MAX_PENDING_PER_SOURCE) ?? oldest(() => true, MAX_PENDING);
+  const evicted =
+    oldest((request) => request.client.clientId === clientId, MAX_PENDING_PER_CLIENT) ??
+    oldest((request) => request.source === source, MAX_PENDING_PER_SOURCE) ??
+    oldest(() => true, MAX_PENDING);
   if (evicted) context.pending.delete(evicted.id);
 }
 

@@ -68,7 +68,8 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
 const sourceOf = (req: http.IncomingMessage) => req.socket.remoteAddress ?? 'unix';
 
 const sendJson = (res: http.ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
-const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) => sendJson(res, status, { error, error_description: description });
+const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
+  sendJson(res, status, { error, error_description: description });
 
 function sendHtml(res: http.ServerResponse, status: number, render: (nonce: string) => string): void {
   const nonce = newNonce();
@@ -122,7 +123,10 @@ export function createOAuth(options: OAuthOptions): OAuth {
     return base === undefined ? undefined : endpoints(base);
   };
 
-  const routes: Record<string, { method: 'GET' | 'POST'; run: (req: http.IncomingMessage, res: http.ServerResponse, where: Endpoints, url: URL) => Promise<void> | void }> = {
+  const routes: Record<
+    string,
+    { method: 'GET' | 'POST'; run: (req: http.IncomingMessage, res: http.ServerResponse, where: Endpoints, url: URL) => Promise<void> | void }
+  > = {
     [PATHS.resourceMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, protectedResourceMetadata(where)) },
     [PATHS.resourceMetadataForMcp]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, protectedResourceMetadata(where)) },
     [PATHS.serverMetadata]: { method: 'GET', run: (_req, res, where) => sendJson(res, 200, authorizationServerMetadata(where)) },
@@ -165,7 +169,8 @@ export function createOAuth(options: OAuthOptions): OAuth {
       method: 'POST',
       run: async (req, res, where) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        if (type !== 'application/x-www-form-urlencoded') return oauthError(res, 400, 'invalid_request', 'send the token request as application/x-www-form-urlencoded');
+        if (type !== 'application/x-www-form-urlencoded')
+          return oauthError(res, 400, 'invalid_request', 'send the token request as application/x-www-form-urlencoded');
         const body = await readBodyText(req, MAX_BODY_BYTES, undefined, { timeoutMs: BODY_TIMEOUT_MS });
         if (!body.ok) return oauthError(res, body.status, 'invalid_request', body.message);
         const answer = tokenRequest(new URLSearchParams(body.text), where, context);

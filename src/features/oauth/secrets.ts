@@ -33,10 +33,5 @@ export function newPairingCode(): string {
 // What the operator typed, as the code it stands for: case, spaces and dashes do not matter, and
 // O, I and L read as 0, 1 and 1.
 export function normalizePairingCode(typed: string): string {
-  return typed
-    .toUpperCase()
-    .replace(/[\s-]/g, '')
-    .replace(/O/g, '0')
-    .replace(/[IL]/g, '1')
-    .slice(0, 64);
+  return typed.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1').slice(0, 64);
 }

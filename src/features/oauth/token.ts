@@ -31,7 +31,13 @@ function issue(grantId: string, scope: string, context: OAuthContext): TokenAnsw
   context.secrets?.add('OAUTH_REFRESH_TOKEN', refreshToken, now + REFRESH_TOKEN_TTL_MS);
   return {
     status: 200,
-    body: { access_token: accessToken, token_type: 'Bearer', expires_in: Math.max(1, Math.floor(context.accessTokenTtlMs / 1000)), refresh_token: refreshToken, scope },
+    body: {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: Math.max(1, Math.floor(context.accessTokenTtlMs / 1000)),
+      refresh_token: refreshToken,
+      scope,
+    },
   };
 }
 
@@ -71,7 +77,8 @@ function refresh(form: URLSearchParams, at: Endpoints, context: OAuthContext): T
   const hash = hashSecret(token);
   const row = context.store.token(hash);
   const now = context.now();
-  if (!row || row.kind !== 'refresh' || row.grant.revokedAt !== null) return refuse('invalid_grant', 'the refresh token is unknown, expired or revoked; authorize again');
+  if (!row || row.kind !== 'refresh' || row.grant.revokedAt !== null)
+    return refuse('invalid_grant', 'the refresh token is unknown, expired or revoked; authorize again');
   if (form.get('client_id') !== row.grant.clientId) return refuse('invalid_grant', 'the refresh token was issued to another client_id');
   if (row.expiresAt <= now) return refuse('invalid_grant', 'the refresh token expired; authorize again');
   const resource = form.get('resource');

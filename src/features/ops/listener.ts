@@ -79,7 +79,10 @@ export async function startOpsListener(options: OpsListenerOptions): Promise<Ops
   server.headersTimeout = 10_000;
   const bound = await listenOn(server, options.listen, 'the ops listener');
   const url = `http://${bound.host}:${bound.port}`;
-  if (!policy.loopbackBind) log(`ops listener on non-loopback ${bound.host}: /healthz, /readyz and /metrics answer anyone who can reach it, without a token (they show counts and states, never commands or output)`);
+  if (!policy.loopbackBind)
+    log(
+      `ops listener on non-loopback ${bound.host}: /healthz, /readyz and /metrics answer anyone who can reach it, without a token (they show counts and states, never commands or output)`,
+    );
   log(`ops listener on ${url} (/healthz, /readyz, /metrics)`);
   let closing: Promise<void> | undefined;
   return {

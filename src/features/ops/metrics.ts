@@ -45,33 +45,84 @@ export function createMetrics(info: ServerInfo): Metrics {
     { version: info.version, mode: info.mode, transport: info.transport },
     1,
   );
-  const calls = new Counter({ name: 'zodex_tool_calls_total', help: 'Tool calls by tool and outcome: ok, cancelled, or the error code of an isError result', labelNames: ['tool', 'outcome'], registers });
-  const seconds = new Histogram({ name: 'zodex_tool_call_duration_seconds', help: 'Time from a tool call to its result, by tool (includes the wait up to yield_time_ms)', labelNames: ['tool'], buckets: CALL_SECONDS_BUCKETS, registers });
+  const calls = new Counter({
+    name: 'zodex_tool_calls_total',
+    help: 'Tool calls by tool and outcome: ok, cancelled, or the error code of an isError result',
+    labelNames: ['tool', 'outcome'],
+    registers,
+  });
+  const seconds = new Histogram({
+    name: 'zodex_tool_call_duration_seconds',
+    help: 'Time from a tool call to its result, by tool (includes the wait up to yield_time_ms)',
+    labelNames: ['tool'],
+    buckets: CALL_SECONDS_BUCKETS,
+    registers,
+  });
   const inFlight = new Gauge({ name: 'zodex_tool_calls_in_flight', help: 'Tool calls started and not yet answered', registers });
   const started = new Counter({ name: 'zodex_commands_started_total', help: 'Commands started by exec_command', registers });
-  const ended = new Counter({ name: 'zodex_commands_ended_total', help: 'Commands ended, by termination reason (exit, timeout, killed)', labelNames: ['reason'], registers });
+  const ended = new Counter({
+    name: 'zodex_commands_ended_total',
+    help: 'Commands ended, by termination reason (exit, timeout, killed)',
+    labelNames: ['reason'],
+    registers,
+  });
   const refusals = new Counter({
     name: 'zodex_sandbox_refusals_total',
     help: 'Writes and network connections the opt-in sandbox refused (stays 0 until the sandbox reports refusals)',
     labelNames: ['kind'],
     registers,
   });
-  new Gauge({ name: 'zodex_commands_running', help: 'Commands running now', registers, collect() { this.set(probes?.runningCommands() ?? 0); } });
-  new Gauge({ name: 'zodex_http_sessions', help: 'MCP 2025-11-25 sessions open over HTTP', registers, collect() { this.set(probes?.httpSessions() ?? 0); } });
-  new Gauge({ name: 'zodex_agents', help: 'Agents known from MCP 2026-07-28 requests', registers, collect() { this.set(probes?.agents() ?? 0); } });
+  new Gauge({
+    name: 'zodex_commands_running',
+    help: 'Commands running now',
+    registers,
+    collect() {
+      this.set(probes?.runningCommands() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'zodex_http_sessions',
+    help: 'MCP 2025-11-25 sessions open over HTTP',
+    registers,
+    collect() {
+      this.set(probes?.httpSessions() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'zodex_agents',
+    help: 'Agents known from MCP 2026-07-28 requests',
+    registers,
+    collect() {
+      this.set(probes?.agents() ?? 0);
+    },
+  });
   // One walk of the spill folder per scrape, shared by both gauges (a registry collects them at once).
   let scan: Promise<{ bytes: number; files: number }> | undefined;
   const spill = () => (scan ??= probes?.spill() ?? Promise.resolve({ bytes: 0, files: 0 }));
-  new Gauge({ name: 'zodex_spill_files', help: 'Spill files on disk under the spill folder', registers, async collect() { this.set((await spill()).files); } });
+  new Gauge({
+    name: 'zodex_spill_files',
+    help: 'Spill files on disk under the spill folder',
+    registers,
+    async collect() {
+      this.set((await spill()).files);
+    },
+  });
   new Gauge({
     name: 'zodex_spill_bytes',
-    help: 'Bytes of spill files on disk under the spill folder (this server\'s and any left by earlier ones until the age cleanup)',
+    help: "Bytes of spill files on disk under the spill folder (this server's and any left by earlier ones until the age cleanup)",
     registers,
     async collect() {
       this.set((await spill()).bytes);
     },
   });
-  new Gauge({ name: 'zodex_draining', help: '1 from the moment a drain (SIGTERM, SIGINT) starts, else 0', registers, collect() { this.set(probes?.draining() ? 1 : 0); } });
+  new Gauge({
+    name: 'zodex_draining',
+    help: '1 from the moment a drain (SIGTERM, SIGINT) starts, else 0',
+    registers,
+    collect() {
+      this.set(probes?.draining() ? 1 : 0);
+    },
+  });
 
   // Every series a dashboard expects exists from the first scrape.
   for (const tool of info.tools) {

@@ -15,7 +15,9 @@ export interface Account {
 function getent(database: 'passwd' | 'group', key: string): string[] | undefined {
   if (!/^[A-Za-z0-9._-][A-Za-z0-9._$-]{0,63}$/.test(key)) return undefined;
   try {
-    return execFileSync('getent', [database, key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0]?.split(':');
+    return execFileSync('getent', [database, key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')[0]
+      ?.split(':');
   } catch {
     return undefined;
   }
@@ -26,7 +28,10 @@ export function lookupUser(name: string): Account {
   const uid = Number(fields?.[2]);
   const gid = Number(fields?.[3]);
   if (!fields || !Number.isInteger(uid) || !Number.isInteger(gid)) {
-    throw new PublisherError('BAD_CONFIG', `--user ${JSON.stringify(name.slice(0, 64))} is not a user of this machine (getent passwd); create it, e.g. \`useradd --system zodex-publisher\``);
+    throw new PublisherError(
+      'BAD_CONFIG',
+      `--user ${JSON.stringify(name.slice(0, 64))} is not a user of this machine (getent passwd); create it, e.g. \`useradd --system zodex-publisher\``,
+    );
   }
   if (uid === 0) throw new PublisherError('BAD_CONFIG', `--user ${name} is root; name the unprivileged user the publisher should run as`);
   return { name: fields[0] as string, uid, gid };
@@ -34,7 +39,11 @@ export function lookupUser(name: string): Account {
 
 export function lookupGroup(name: string): number {
   const gid = Number(getent('group', name)?.[2]);
-  if (!Number.isInteger(gid)) throw new PublisherError('BAD_CONFIG', `--socket-group ${JSON.stringify(name.slice(0, 64))} is not a group of this machine (getent group); create it with groupadd`);
+  if (!Number.isInteger(gid))
+    throw new PublisherError(
+      'BAD_CONFIG',
+      `--socket-group ${JSON.stringify(name.slice(0, 64))} is not a group of this machine (getent group); create it with groupadd`,
+    );
   return gid;
 }
 

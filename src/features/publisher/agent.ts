@@ -74,8 +74,11 @@ const FLAGS_OF: Record<string, ReadonlySet<string>> = {
 
 function git(args: string[], io: AgentIo): Promise<{ ok: boolean; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd: io.cwd, env: { ...io.env, GIT_PAGER: 'cat', LC_ALL: 'C' }, encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ ok: !error, out: stdout, err: stderr }),
+    execFile(
+      'git',
+      args,
+      { cwd: io.cwd, env: { ...io.env, GIT_PAGER: 'cat', LC_ALL: 'C' }, encoding: 'utf8', maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ ok: !error, out: stdout, err: stderr }),
     );
   });
 }
@@ -89,7 +92,11 @@ interface Checkout {
 
 async function readCheckout(io: AgentIo): Promise<Checkout> {
   const top = await git(['rev-parse', '--show-toplevel'], io);
-  if (!top.ok) throw new PublisherError('NOT_A_GIT_CHECKOUT', `${io.cwd} is not inside a git checkout; cd into your checkout (or pass its path as exec_command's workdir)`);
+  if (!top.ok)
+    throw new PublisherError(
+      'NOT_A_GIT_CHECKOUT',
+      `${io.cwd} is not inside a git checkout; cd into your checkout (or pass its path as exec_command's workdir)`,
+    );
   const toplevel = top.out.trim();
   const ref = await git(['symbolic-ref', '-q', 'HEAD'], { ...io, cwd: toplevel });
   if (!ref.ok || !ref.out.startsWith('refs/heads/')) {
@@ -191,7 +198,11 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
     if (json) io.stdout(`${JSON.stringify({ ...status, ...(sessionMode ? { sessionMode } : {}) })}\n`);
     else {
       const agreement =
-        sessionMode === undefined ? '' : sessionMode === status.mode ? ' (zodexd and the publisher agree)' : ` (the publisher's; zodexd runs this session in ${sessionMode}: they disagree, so the publisher refuses requests until the operator starts both with the same --write-mode)`;
+        sessionMode === undefined
+          ? ''
+          : sessionMode === status.mode
+            ? ' (zodexd and the publisher agree)'
+            : ` (the publisher's; zodexd runs this session in ${sessionMode}: they disagree, so the publisher refuses requests until the operator starts both with the same --write-mode)`;
       const lines = [
         `write mode: ${status.mode}${agreement}`,
         `publisher: ${socketPath} (pid ${status.pid}, zodex ${status.version}, token ${status.tokenLoaded ? 'loaded' : 'absent'})`,
@@ -207,10 +218,16 @@ async function run(argv: string[], io: AgentIo): Promise<number> {
   }
 
   if (sessionMode === 'read-only') {
-    throw new PublisherError('WRITE_MODE_READ_ONLY', `zodexd runs this session in read-only mode: nothing can be pushed and no pull request opened. The operator chooses the write mode (zodexd --write-mode)`);
+    throw new PublisherError(
+      'WRITE_MODE_READ_ONLY',
+      `zodexd runs this session in read-only mode: nothing can be pushed and no pull request opened. The operator chooses the write mode (zodexd --write-mode)`,
+    );
   }
   if (command === 'push' && sessionMode === 'publish-pr') {
-    throw new PublisherError('WRITE_MODE_NO_DIRECT', 'zodexd runs this session in publish-pr mode, which does not allow direct pushes; use zodex-agent github publish-pr to open a pull request instead');
+    throw new PublisherError(
+      'WRITE_MODE_NO_DIRECT',
+      'zodexd runs this session in publish-pr mode, which does not allow direct pushes; use zodex-agent github publish-pr to open a pull request instead',
+    );
   }
   const checkout = await readCheckout(io);
   const common = {

@@ -44,7 +44,11 @@ export function sendPublisherRequest(socketPath: string, body: RequestBody, id: 
             throw new PublisherError('PUBLISHER_PROTOCOL', 'the publisher answered something that is not JSON; is the socket really a zodex publisher?');
           }
           const parsed = responseSchema.safeParse(json);
-          if (!parsed.success) throw new PublisherError('PUBLISHER_PROTOCOL', 'the publisher answered in a shape this zodex-agent does not know; use the same zodex release for both');
+          if (!parsed.success)
+            throw new PublisherError(
+              'PUBLISHER_PROTOCOL',
+              'the publisher answered in a shape this zodex-agent does not know; use the same zodex release for both',
+            );
           resolve(parsed.data);
         })
         .catch((error: unknown) => {

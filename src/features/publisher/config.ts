@@ -19,7 +19,6 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { PublisherError } from './errors.js';
 
-
 export const DEFAULT_API_BASE = 'https://api.github.com';
 export const DEFAULT_GIT_BASE = 'https://github.com';
 export const DEFAULT_REMOTE = 'origin';
@@ -75,9 +74,7 @@ const configSchema = z.strictObject({
     .optional(),
   protectedBranches: z.array(z.string().min(1)).optional(),
   allowedRemotes: z.array(allowedRemoteSchema).default([]),
-  gitConfig: z
-    .record(z.string().regex(/^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/, 'keys are git config names such as http.sslCAInfo'), z.string())
-    .optional(),
+  gitConfig: z.record(z.string().regex(/^[A-Za-z0-9.-]+\.[A-Za-z0-9-]+$/, 'keys are git config names such as http.sslCAInfo'), z.string()).optional(),
 });
 
 export type AllowedRemote = { kind: 'url'; url: string; repo: string | undefined } | { kind: 'pattern'; pattern: string };
@@ -111,7 +108,10 @@ export function parsePublisherConfig(json: unknown, source = 'publisher config',
   if (apiBaseOverride !== undefined) {
     const checked = httpUrl.safeParse(apiBaseOverride);
     if (!checked.success) {
-      throw new PublisherError('BAD_CONFIG', `--api-base ${JSON.stringify(apiBaseOverride)} ${checked.error.issues[0]?.message ?? 'is not valid'}; e.g. https://ghe.example.com/api/v3`);
+      throw new PublisherError(
+        'BAD_CONFIG',
+        `--api-base ${JSON.stringify(apiBaseOverride)} ${checked.error.issues[0]?.message ?? 'is not valid'}; e.g. https://ghe.example.com/api/v3`,
+      );
     }
     apiBase = checked.data;
   }

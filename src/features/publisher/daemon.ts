@@ -17,15 +17,7 @@ import { GitHubClient } from './github.js';
 import type { PublicationLog, PublicationOutcome } from './history.js';
 import { ensureSocketFolder } from './paths.js';
 import { admitPeer, type PeerPolicy } from './peers.js';
-import {
-  parseRequest,
-  PROTOCOL_VERSION,
-  readLine,
-  requestIdOf,
-  type PublisherRequest,
-  type PublisherResponse,
-  type StatusResult,
-} from './protocol.js';
+import { parseRequest, PROTOCOL_VERSION, readLine, requestIdOf, type PublisherRequest, type PublisherResponse, type StatusResult } from './protocol.js';
 import { publishPullRequest, pushDirect, type PublicationFacts, type PublishContext } from './publish.js';
 import { describeAllowedRemote } from './remotes.js';
 import { redactor, type Secret } from './token.js';
@@ -222,16 +214,22 @@ export async function startPublisherDaemon(options: PublisherDaemonOptions): Pro
     } catch (error) {
       refusal = error;
     }
-    const refuse = refusal === undefined ? undefined : () => {
-      throw refusal;
-    };
+    const refuse =
+      refusal === undefined
+        ? undefined
+        : () => {
+            throw refusal;
+          };
     readLine(socket, REQUEST_READ_TIMEOUT_MS, 'request')
-      .then((line) => handle(line, refuse), (error: unknown) => {
-        const code = error instanceof PublisherError ? error.code : 'BAD_REQUEST';
-        const message = error instanceof Error ? error.message : String(error);
-        say(code === 'PEER_REFUSED' ? `connection refused: ${message}` : `request unreadable: ${code}: ${message}`);
-        return { version: PROTOCOL_VERSION, id: null, ok: false, error: { code, message } } satisfies PublisherResponse;
-      })
+      .then(
+        (line) => handle(line, refuse),
+        (error: unknown) => {
+          const code = error instanceof PublisherError ? error.code : 'BAD_REQUEST';
+          const message = error instanceof Error ? error.message : String(error);
+          say(code === 'PEER_REFUSED' ? `connection refused: ${message}` : `request unreadable: ${code}: ${message}`);
+          return { version: PROTOCOL_VERSION, id: null, ok: false, error: { code, message } } satisfies PublisherResponse;
+        },
+      )
       .then((response) => {
         if (!socket.destroyed) socket.end(`${JSON.stringify(response)}\n`);
       })

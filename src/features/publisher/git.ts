@@ -117,7 +117,10 @@ export async function inspectCheckout(git: GitRunner, repoPath: string, remoteNa
   const top = await inCheckout(['rev-parse', '--is-inside-work-tree', '--show-toplevel'], repoPath);
   const [inside, toplevel] = top.stdout.trim().split('\n');
   if (top.code !== 0 || inside !== 'true' || !toplevel) {
-    throw new PublisherError('NOT_A_GIT_CHECKOUT', `${repoPath} is not inside a git work tree (${lastLine(top.stderr) || 'not a work tree'}); run zodex-agent inside your checkout`);
+    throw new PublisherError(
+      'NOT_A_GIT_CHECKOUT',
+      `${repoPath} is not inside a git work tree (${lastLine(top.stderr) || 'not a work tree'}); run zodex-agent inside your checkout`,
+    );
   }
   const ref = await inCheckout(['symbolic-ref', '-q', 'HEAD'], toplevel);
   const fullRef = ref.stdout.trim();
@@ -136,7 +139,10 @@ export async function inspectCheckout(git: GitRunner, repoPath: string, remoteNa
   const remote = await inCheckout(['config', '--get', `remote.${remoteName}.url`], toplevel);
   const remoteUrl = remote.stdout.trim();
   if (remote.code !== 0 || !remoteUrl) {
-    throw new PublisherError('REMOTE_MISSING', `${toplevel} has no remote named ${remoteName}; add it (git remote add ${remoteName} URL) or pass --remote NAME`);
+    throw new PublisherError(
+      'REMOTE_MISSING',
+      `${toplevel} has no remote named ${remoteName}; add it (git remote add ${remoteName} URL) or pass --remote NAME`,
+    );
   }
   return {
     toplevel,

@@ -64,7 +64,9 @@ function checkGroupFolder(dir: string, group: number): void {
   const stat = fs.statSync(dir);
   if ((stat.mode & 0o077) !== 0o010 || stat.gid !== group) {
     const mode = (stat.mode & 0o777).toString(8).padStart(3, '0');
-    throw unsafe(`socket folder ${dir} has mode ${mode} and group ${stat.gid}; with --socket-group it must be 0710 and group ${group}: run \`chgrp ${group} ${dir} && chmod 710 ${dir}\``);
+    throw unsafe(
+      `socket folder ${dir} has mode ${mode} and group ${stat.gid}; with --socket-group it must be 0710 and group ${group}: run \`chgrp ${group} ${dir} && chmod 710 ${dir}\``,
+    );
   }
 }
 

@@ -26,11 +26,17 @@ const common = {
   id: z.string().min(1).max(128),
 };
 const fromCheckout = {
-  agentId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  agentId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
   repoPath: z.string().min(1).max(4096),
   branch: z.string().min(1).max(255),
   commit: sha,
-  remote: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/).optional(),
+  remote: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/)
+    .optional(),
   // The write mode zodexd runs the agent's commands in (its ZODEX_WRITE_MODE): the publisher
   // refuses the request when its own differs. Absent: not sent from a zodexd session.
   writeMode: z.enum(WRITE_MODES).optional(),

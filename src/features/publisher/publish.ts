@@ -62,7 +62,10 @@ async function checkCheckout(
     );
   }
   if (state.dirty.length > 0) {
-    const listed = state.dirty.slice(0, MAX_DIRTY_LISTED).map((line) => line.trim()).join(', ');
+    const listed = state.dirty
+      .slice(0, MAX_DIRTY_LISTED)
+      .map((line) => line.trim())
+      .join(', ');
     const more = state.dirty.length > MAX_DIRTY_LISTED ? ` and ${state.dirty.length - MAX_DIRTY_LISTED} more` : '';
     throw new PublisherError(
       'DIRTY_WORKTREE',
@@ -103,7 +106,10 @@ async function pushFromStaging(
   try {
     const copied = await staging.fetchBranch(state.toplevel, state.branch, ref);
     if (copied !== state.head) {
-      throw new PublisherError('COMMIT_MISMATCH', `branch ${state.branch} moved while it was being published (now ${copied.slice(0, 12)}); run zodex-agent again`);
+      throw new PublisherError(
+        'COMMIT_MISMATCH',
+        `branch ${state.branch} moved while it was being published (now ${copied.slice(0, 12)}); run zodex-agent again`,
+      );
     }
     const authEnv = gitConfigEnv(remote.pushUrl, token, context.config.gitConfig);
     const where = displayUrl(remote.pushUrl);
@@ -117,7 +123,9 @@ async function pushFromStaging(
       if (kind === 'non-fast-forward') {
         throw new PublisherError(
           'PUSH_REJECTED',
-          redact(`${where} refused ${target}: ${gitFailure(pushed)}. The remote branch has commits yours lacks (the publisher never forces); publish under a new branch name, or rebase onto the remote branch first`),
+          redact(
+            `${where} refused ${target}: ${gitFailure(pushed)}. The remote branch has commits yours lacks (the publisher never forces); publish under a new branch name, or rebase onto the remote branch first`,
+          ),
         );
       }
       if (kind === 'refused') {
@@ -133,7 +141,10 @@ async function pushFromStaging(
 
 export async function publishPullRequest(context: PublishContext, request: PublishPrRequest, facts: PublicationFacts): Promise<PublishResult> {
   if (context.mode === 'read-only') {
-    throw new PublisherError('WRITE_MODE_READ_ONLY', 'the publisher is in read-only mode: nothing is pushed and no pull request is opened. The operator chooses the write mode');
+    throw new PublisherError(
+      'WRITE_MODE_READ_ONLY',
+      'the publisher is in read-only mode: nothing is pushed and no pull request is opened. The operator chooses the write mode',
+    );
   }
   const token = requireToken(context);
   const { state, remote } = await checkCheckout(context, request, facts);

@@ -114,12 +114,7 @@ export function redactor(token: Secret | undefined): (text: string) => string {
   const needles: string[] = [];
   if (token) {
     const value = token.reveal();
-    needles.push(
-      Buffer.from(`x-access-token:${value}`).toString('base64'),
-      Buffer.from(value).toString('base64'),
-      encodeURIComponent(value),
-      value,
-    );
+    needles.push(Buffer.from(`x-access-token:${value}`).toString('base64'), Buffer.from(value).toString('base64'), encodeURIComponent(value), value);
   }
   const unique = [...new Set(needles)].filter((needle) => needle.length > 0).sort((a, b) => b.length - a.length);
   return (text: string) => {

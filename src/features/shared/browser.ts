@@ -52,7 +52,10 @@ const refused = (status: number, body: string): PostVerdict => ({ ok: false, sta
 export function checkPagePost(headers: IncomingHttpHeaders, ownOrigin: string | undefined, csrf: { header: string; token: string; page: string }): PostVerdict {
   const origin = headers.origin;
   if (origin === undefined || ownOrigin === undefined || origin.toLowerCase() !== ownOrigin) {
-    return refused(403, `Forbidden: actions must come from the ${csrf.page}'s own page (Origin ${origin === undefined ? '(none)' : quote(origin)} is not ${ownOrigin ?? 'this page'}).`);
+    return refused(
+      403,
+      `Forbidden: actions must come from the ${csrf.page}'s own page (Origin ${origin === undefined ? '(none)' : quote(origin)} is not ${ownOrigin ?? 'this page'}).`,
+    );
   }
   const site = headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return refused(403, `Forbidden: a ${clipText(site, 40)} request cannot act on the ${csrf.page}.`);

@@ -102,10 +102,13 @@ export class OAuthStore {
     const unapproved = `kind = 'registered' AND client_id NOT IN (SELECT client_id FROM oauth_grants)`;
     const count = (sql: string, ...args: unknown[]) => Number((this.db.prepare(sql).get(...args) as Row).n);
     const forgetOldest = (where: string, ...args: unknown[]) =>
-      this.db.prepare(`DELETE FROM oauth_clients WHERE client_id = (SELECT client_id FROM oauth_clients WHERE ${where} ORDER BY created_at, rowid LIMIT 1)`).run(...args).changes === 1;
+      this.db
+        .prepare(`DELETE FROM oauth_clients WHERE client_id = (SELECT client_id FROM oauth_clients WHERE ${where} ORDER BY created_at, rowid LIMIT 1)`)
+        .run(...args).changes === 1;
     return this.db
       .transaction(() => {
-        if (count(`SELECT count(*) AS n FROM oauth_clients WHERE ${unapproved} AND source = ?`, source) >= limits.perSource) forgetOldest(`${unapproved} AND source = ?`, source);
+        if (count(`SELECT count(*) AS n FROM oauth_clients WHERE ${unapproved} AND source = ?`, source) >= limits.perSource)
+          forgetOldest(`${unapproved} AND source = ?`, source);
         else if (count(`SELECT count(*) AS n FROM oauth_clients WHERE kind = 'registered'`) >= limits.total && !forgetOldest(unapproved)) return false;
         this.db
           .prepare('INSERT INTO oauth_clients (client_id, kind, client_name, redirect_uris, created_at, source) VALUES (?, ?, ?, ?, ?, ?)')
@@ -144,7 +147,9 @@ export class OAuthStore {
 
   // Which of `ids` are revoked (by this process, `zodex oauth revoke` or a Liveboard).
   revokedAmong(ids: Iterable<string>): string[] {
-    const rows = this.db.prepare('SELECT id FROM oauth_grants WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))').all(JSON.stringify([...ids])) as Row[];
+    const rows = this.db
+      .prepare('SELECT id FROM oauth_grants WHERE revoked_at IS NOT NULL AND id IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify([...ids])) as Row[];
     return rows.map((row) => String(row.id));
   }
 
@@ -170,7 +175,13 @@ export class OAuthStore {
       .prepare('SELECT t.kind AS token_kind, t.expires_at, t.rotated_at, g.* FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.hash = ?')
       .get(hash) as Row | undefined;
     if (!row) return undefined;
-    return { grantId: String(row.id), kind: row.token_kind as 'access' | 'refresh', expiresAt: Number(row.expires_at), rotatedAt: n(row.rotated_at), grant: grantOf(row) };
+    return {
+      grantId: String(row.id),
+      kind: row.token_kind as 'access' | 'refresh',
+      expiresAt: Number(row.expires_at),
+      rotatedAt: n(row.rotated_at),
+      grant: grantOf(row),
+    };
   }
 
   // Marks a refresh token exchanged; false when it already was (a replay) or does not exist.

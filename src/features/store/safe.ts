@@ -62,7 +62,8 @@ export class SafeStore implements Store {
     this.now = options.now ?? Date.now;
     this.presetServerId = options.serverId;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS;
-    const open = () => new SqliteStore(openDatabase(options.stateDir, { busyTimeoutMs: options.busyTimeoutMs }), { now: this.now, staleAfterMs: options.staleAfterMs });
+    const open = () =>
+      new SqliteStore(openDatabase(options.stateDir, { busyTimeoutMs: options.busyTimeoutMs }), { now: this.now, staleAfterMs: options.staleAfterMs });
     this.db = new DegradeGuard(this.databasePath, options.warn, open, () => this.stopHeartbeat());
     this.queue = new WriteBehind(this.db, this.now);
     this.mirror = new AgentMirror(this.now);
@@ -167,11 +168,20 @@ export class SafeStore implements Store {
 
   startInvocation(row: InvocationStart): number {
     // tool too: an unknown tool's name is the client's text
-    return this.queue.startInvocation({ ...row, tool: this.redact(row.tool), summary: this.redact(row.summary), ...(row.workdir !== undefined ? { workdir: this.redact(row.workdir) } : {}) });
+    return this.queue.startInvocation({
+      ...row,
+      tool: this.redact(row.tool),
+      summary: this.redact(row.summary),
+      ...(row.workdir !== undefined ? { workdir: this.redact(row.workdir) } : {}),
+    });
   }
 
   finishInvocation(id: number, row: InvocationFinish): void {
-    this.queue.finishInvocation(id, { ...row, resultSummary: this.redact(row.resultSummary), ...(row.outputFile !== undefined ? { outputFile: this.redact(row.outputFile) } : {}) });
+    this.queue.finishInvocation(id, {
+      ...row,
+      resultSummary: this.redact(row.resultSummary),
+      ...(row.outputFile !== undefined ? { outputFile: this.redact(row.outputFile) } : {}),
+    });
   }
 
   sessionStarted(row: SessionStart): void {

@@ -41,7 +41,6 @@ export interface SqliteStoreOptions {
   staleAfterMs?: number;
 }
 
-
 export class SqliteStore {
   private readonly clock: () => number;
   private pinnedTime: number | undefined;
@@ -126,9 +125,9 @@ export class SqliteStore {
     const now = this.now();
     const limit = boundedLimit(options.limit, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT);
     const where = options.liveOnly ? 'WHERE ended_at IS NULL AND heartbeat_at >= @fresh' : '';
-    const rows = this.sql(
-      `SELECT * FROM (SELECT * FROM servers ${where} ORDER BY started_at DESC, id DESC LIMIT @limit) ORDER BY started_at, id`,
-    ).all(options.liveOnly ? { fresh: now - this.staleAfterMs, limit } : { limit }) as Row[];
+    const rows = this.sql(`SELECT * FROM (SELECT * FROM servers ${where} ORDER BY started_at DESC, id DESC LIMIT @limit) ORDER BY started_at, id`).all(
+      options.liveOnly ? { fresh: now - this.staleAfterMs, limit } : { limit },
+    ) as Row[];
     const servers = rows.map((row) => toServerRow(row, now, this.staleAfterMs));
     return options.liveOnly ? servers.filter((server) => server.live) : servers;
   }
@@ -141,7 +140,11 @@ export class SqliteStore {
       now - this.staleAfterMs,
     ) as Row[];
     const live = rows.filter((row) =>
-      serverIsLive({ pid: num(row.pid) ?? 0, hostname: str(row.hostname) ?? '', heartbeatAt: num(row.heartbeat_at) ?? 0, endedAt: null }, now, this.staleAfterMs),
+      serverIsLive(
+        { pid: num(row.pid) ?? 0, hostname: str(row.hostname) ?? '', heartbeatAt: num(row.heartbeat_at) ?? 0, endedAt: null },
+        now,
+        this.staleAfterMs,
+      ),
     );
     return new Set(live.map((row) => String(row.id)));
   }
@@ -202,9 +205,14 @@ export class SqliteStore {
   // ---- invocations ----
 
   startInvocation(row: InvocationStart): number {
-    const result = this.sql(
-      `INSERT INTO invocations (agent_id, server_id, tool, workdir, summary, started_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    ).run(row.agentId, this.currentServer, row.tool, row.workdir ?? null, clip(row.summary, SUMMARY_MAX_CHARS), this.now());
+    const result = this.sql(`INSERT INTO invocations (agent_id, server_id, tool, workdir, summary, started_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+      row.agentId,
+      this.currentServer,
+      row.tool,
+      row.workdir ?? null,
+      clip(row.summary, SUMMARY_MAX_CHARS),
+      this.now(),
+    );
     return Number(result.lastInsertRowid);
   }
 
@@ -265,14 +273,7 @@ export class SqliteStore {
     this.sql(
       `INSERT INTO operator_actions (at, session_id, agent_id, server_id, action, detail)
        VALUES (?, ?, (SELECT agent_id FROM sessions WHERE id = ?), ?, ?, ?)`,
-    ).run(
-      this.now(),
-      row.sessionId,
-      row.sessionId,
-      this.currentServer,
-      row.action,
-      row.detail === undefined ? null : clip(row.detail, DETAIL_MAX_CHARS),
-    );
+    ).run(this.now(), row.sessionId, row.sessionId, this.currentServer, row.action, row.detail === undefined ? null : clip(row.detail, DETAIL_MAX_CHARS));
   }
 
   recordPublication(row: PublicationInput): void {
@@ -303,9 +304,10 @@ export class SqliteStore {
 
   publications(filter: { sinceMs?: number; limit?: number } = {}): PublicationRow[] {
     const limit = boundedLimit(filter.limit, DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT);
-    const rows = this.sql(
-      'SELECT * FROM (SELECT * FROM publications WHERE at >= ? ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id',
-    ).all(filter.sinceMs ?? 0, limit) as Row[];
+    const rows = this.sql('SELECT * FROM (SELECT * FROM publications WHERE at >= ? ORDER BY at DESC, id DESC LIMIT ?) ORDER BY at, id').all(
+      filter.sinceMs ?? 0,
+      limit,
+    ) as Row[];
     return rows.map(toPublicationRow);
   }
 
@@ -361,4 +363,3 @@ export class SqliteStore {
     this.db.close();
   }
 }
-

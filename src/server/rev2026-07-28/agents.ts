@@ -28,7 +28,8 @@ const digest = (value: string) => createHash('sha256').update(value).digest('hex
 export function metaAgentKey(meta: Record<string, unknown> | undefined, principal = 'static'): AgentKey | undefined {
   for (const name of CONVERSATION_META_KEYS) {
     const value = meta?.[name];
-    if ((typeof value === 'string' && value !== '') || typeof value === 'number') return { source: `_meta.${name}`, key: digest(`${principal}\0meta\0${String(value)}`) };
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number')
+      return { source: `_meta.${name}`, key: digest(`${principal}\0meta\0${String(value)}`) };
   }
   return undefined;
 }
@@ -67,7 +68,9 @@ export class AgentTable {
   // A command it owns (2026-07-28), or one it started from a 2025-11-25 session, which owns it.
   private hasRunningCommand(entry: Entry): boolean {
     const { id, assignedAgentId } = entry.conversation;
-    return this.runtime.engine.list().some((session) => (session.owner === id || (assignedAgentId !== undefined && session.agentId === assignedAgentId)) && !session.hasEnded);
+    return this.runtime.engine
+      .list()
+      .some((session) => (session.owner === id || (assignedAgentId !== undefined && session.agentId === assignedAgentId)) && !session.hasEnded);
   }
 
   private idle(entry: Entry): boolean {
@@ -82,7 +85,9 @@ export class AgentTable {
       if (this.table.size >= this.cap) {
         const oldest = [...this.table.entries()].filter(([, candidate]) => this.idle(candidate)).sort((a, b) => a[1].lastUsed - b[1].lastUsed)[0];
         if (!oldest) return undefined;
-        this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`, { agent: oldest[1].conversation.agentId });
+        this.log(`agent ${oldest[1].conversation.agentId} forgotten to make room: ${this.cap} agents are known (--max-conversations)`, {
+          agent: oldest[1].conversation.agentId,
+        });
         this.drop(oldest[0], 'forget');
       }
       entry = { conversation: new Conversation(this.runtime, `agent-${randomUUID()}`, principal), lastUsed: now, inFlight: 0 };
@@ -134,7 +139,9 @@ export function agentsFromMeta(agents: AgentTable, conversation: Conversation, l
     if (!key) return ownAgent(conversation);
     const agent = agents.acquire(key.key, conversation.principal);
     if (!agent) {
-      log(`a call names ${key.source} in _meta, but ${agents.cap} agents are known and each is busy (--max-conversations): it runs as its conversation's agent`);
+      log(
+        `a call names ${key.source} in _meta, but ${agents.cap} agents are known and each is busy (--max-conversations): it runs as its conversation's agent`,
+      );
       return ownAgent(conversation);
     }
     return { conversation: agent, release: () => agents.release(key.key) };

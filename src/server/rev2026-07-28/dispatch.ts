@@ -92,7 +92,11 @@ export class Rev2026Server {
       case 'subscriptions/listen':
         return this.listen(request, io);
       default:
-        return error(request.id, METHOD_NOT_FOUND, `Method not found: ${clipMethod(request.method)} is not served by this server in protocol ${envelope.protocolVersion} (it serves server/discover, tools/list, tools/call, subscriptions/listen)`);
+        return error(
+          request.id,
+          METHOD_NOT_FOUND,
+          `Method not found: ${clipMethod(request.method)} is not served by this server in protocol ${envelope.protocolVersion} (it serves server/discover, tools/list, tools/call, subscriptions/listen)`,
+        );
     }
   }
 
@@ -118,13 +122,19 @@ export class Rev2026Server {
 
   private async call(request: Rev2026Request, envelope: Envelope, io: RequestIo): Promise<Rev2026Response> {
     const params = request.params ?? {};
-    if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs params.name, the tool\'s name as a string');
+    if (typeof params.name !== 'string') return error(request.id, INVALID_PARAMS, "Invalid params: tools/call needs params.name, the tool's name as a string");
     const raw = params.arguments === undefined ? {} : params.arguments;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      return error(request.id, INVALID_PARAMS, 'Invalid params: tools/call params.arguments must be an object');
     const principal = io.principal ?? 'static';
     const { key } = agentKeyOf(envelope, io.peer, this.options.env, principal);
     const conversation = this.agents.acquire(key, principal);
-    if (!conversation) return error(request.id, -32000, `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`);
+    if (!conversation)
+      return error(
+        request.id,
+        -32000,
+        `Service Unavailable: ${this.agents.cap} agents are known and each has a call in flight or a command running (--max-conversations ${this.agents.cap}); retry later`,
+      );
     // Cancelled by the client (io.signal), or by the revocation of its grant (endPrincipal).
     const cancel = new AbortController();
     const forward = () => cancel.abort();
@@ -144,11 +154,13 @@ export class Rev2026Server {
         return error(request.id, INVALID_PARAMS, this.runtime.redact ? this.runtime.redact(text) : text, { code: 'UNKNOWN_TOOL' });
       }
       let byName = this.tools.get(conversation);
-      if (!byName) this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation, { leased: true }).map((tool) => [tool.definition.name, tool]))));
+      if (!byName)
+        this.tools.set(conversation, (byName = new Map(toolsFor(this.runtime, conversation, { leased: true }).map((tool) => [tool.definition.name, tool]))));
       const extra: CallExtra = {
         signal: cancel.signal,
         _meta: envelope.meta as CallExtra['_meta'],
-        sendNotification: async (notification) => io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
+        sendNotification: async (notification) =>
+          io.notify({ jsonrpc: '2.0', method: notification.method, params: (notification.params ?? {}) as Record<string, unknown> }),
       };
       const result: CallToolResult = await byName.get(params.name)!.call(raw as Record<string, unknown>, extra);
       return okResult(this.info, request.id, result as unknown as Record<string, unknown>);
@@ -173,7 +185,8 @@ export class Rev2026Server {
         io.signal.removeEventListener('abort', cancelled);
         resolve(response);
       };
-      const graceful = () => end({ jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...subscription, [META.serverInfo]: this.info } } });
+      const graceful = () =>
+        end({ jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...subscription, [META.serverInfo]: this.info } } });
       const cancelled = () => end(undefined);
       if (io.signal.aborted) return cancelled();
       this.listeners.add(graceful);

@@ -24,7 +24,10 @@ export function cancelOnDrop(res: http.ServerResponse, conversation: HttpSession
   res.once('close', () => {
     if (res.writableFinished) return;
     for (const requestId of ids) {
-      log(`session ${conversation.id}: the connection of request ${typeof requestId === 'number' ? requestId : quote(requestId, 40)} closed before its answer; cancelling it`, { session: conversation.id, request: requestId });
+      log(
+        `session ${conversation.id}: the connection of request ${typeof requestId === 'number' ? requestId : quote(requestId, 40)} closed before its answer; cancelling it`,
+        { session: conversation.id, request: requestId },
+      );
       conversation.transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the HTTP connection closed' } });
     }
   });

@@ -15,7 +15,13 @@ export function writeRejection(res: http.ServerResponse, route: Extract<Route, {
   res.end(JSON.stringify({ jsonrpc: '2.0', id: route.id, error: route.error }));
 }
 
-export async function serveRev2026(req: http.IncomingMessage, res: http.ServerResponse, route: Extract<Route, { kind: '2026-07-28' }>, rev2026: Rev2026Server, principal = 'static'): Promise<void> {
+export async function serveRev2026(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  route: Extract<Route, { kind: '2026-07-28' }>,
+  rev2026: Rev2026Server,
+  principal = 'static',
+): Promise<void> {
   const { message } = route;
   if (message.id === undefined) {
     // This revision defines no client notifications over HTTP (cancelling = closing the stream).

@@ -148,10 +148,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     let body: unknown;
     if (req.method === 'POST') {
       // The SDK's express helper stops at 100 kB, which a large apply_patch exceeds.
-      const read = await readJsonBody(req, options.maxBodyBytes, `Request body too large: zodexd accepts at most ${options.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`, {
-        timeoutMs: options.bodyTimeoutMs,
-        tooLate: `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (--body-timeout-ms); send it at once`,
-      });
+      const read = await readJsonBody(
+        req,
+        options.maxBodyBytes,
+        `Request body too large: zodexd accepts at most ${options.maxBodyBytes} bytes (--max-body-bytes); split the patch into several apply_patch calls`,
+        {
+          timeoutMs: options.bodyTimeoutMs,
+          tooLate: `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (--body-timeout-ms); send it at once`,
+        },
+      );
       if (!read.ok) {
         if (read.status === 408) {
           res.once('finish', () => req.socket.destroy());
@@ -180,7 +185,13 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       } else if (rev2026Headers(req.headers).protocolVersion === REV2026_VERSION) {
         // 2026-07-28 has no GET stream and no session to DELETE.
         res.writeHead(405, { 'Content-Type': 'application/json', Allow: 'POST' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `Method Not Allowed: protocol ${REV2026_VERSION} uses POST only (no GET stream, no session to DELETE)` } }));
+        res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: -32000, message: `Method Not Allowed: protocol ${REV2026_VERSION} uses POST only (no GET stream, no session to DELETE)` },
+          }),
+        );
         return;
       }
     }
@@ -189,7 +200,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (typeof sessionId === 'string') {
       conversation = conversations.get(sessionId);
       if (conversation?.principal !== principal) conversation = undefined;
-      if (!conversation) return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry, --max-conversations or a restart); initialize a new session');
+      if (!conversation)
+        return jsonRpcError(res, 404, -32001, 'Session not found: it ended (DELETE, idle expiry, --max-conversations or a restart); initialize a new session');
     } else if (req.method === 'POST' && (isInitializeRequest(body) || (Array.isArray(body) && body.some(isInitializeRequest)))) {
       if (!conversations.admit()) {
         const message = `Service Unavailable: ${conversations.cap} sessions are open and each has a call in flight or a command running (--max-conversations ${conversations.cap}); retry later, or end a session (DELETE)`;
@@ -236,10 +248,15 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   authenticator?.listening(address.socketPath ? `unix:${address.socketPath}` : `tcp:${address.host}:${address.port}`);
   if (!policy.loopbackBind) {
     log(`warning: listening on non-loopback ${address.host}: anything that can reach it can drive this machine; no Host rule applies`);
-    if (!policy.token && !authenticator) log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
+    if (!policy.token && !authenticator)
+      log('WARNING: --insecure-no-auth: no token is required. Anyone who can reach this address can run commands as this user.');
   }
   const url = address.socketPath ? `http://localhost${MCP_PATH}` : `http://${address.host}:${address.port}${MCP_PATH}`;
-  log(address.socketPath ? `serving over http on unix:${address.socketPath} (path ${MCP_PATH}; Host and Origin rules as on loopback)` : `serving over http on ${url}`);
+  log(
+    address.socketPath
+      ? `serving over http on unix:${address.socketPath} (path ${MCP_PATH}; Host and Origin rules as on loopback)`
+      : `serving over http on ${url}`,
+  );
   if (authenticator) log(authenticator.notice);
 
   const idleTimer = setInterval(() => conversations.sweep(options.idleMs), Math.min(IDLE_SWEEP_MS, options.idleMs));

@@ -71,7 +71,9 @@ export class HttpSessionTable {
   sweep(idleMs: number, now = Date.now()): void {
     for (const conversation of this.values()) {
       if (conversation.opening || conversation.inFlight > 0 || now - conversation.lastActivity <= idleMs) continue;
-      this.log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`, { session: conversation.id });
+      this.log(`session ${conversation.id} idle for ${Math.round((now - conversation.lastActivity) / 1000)}s: closing it and killing its commands`, {
+        session: conversation.id,
+      });
       void conversation.close();
     }
   }

@@ -8,7 +8,14 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { quote } from '../../errors.js';
 import type { Rev2026Response, Rev2026Server, RequestId } from '../../server/rev2026-07-28/dispatch.js';
 import { INVALID_REQUEST, errorReply } from './jsonrpc.js';
-import { SUPPORTED_REV2026_VERSIONS, UNSUPPORTED_VERSION, claimedVersion, hasEnvelopeClaim, isRev2026Version, readEnvelope } from '../../wire/rev2026-07-28/envelope.js';
+import {
+  SUPPORTED_REV2026_VERSIONS,
+  UNSUPPORTED_VERSION,
+  claimedVersion,
+  hasEnvelopeClaim,
+  isRev2026Version,
+  readEnvelope,
+} from '../../wire/rev2026-07-28/envelope.js';
 
 export type Era = 'undecided' | '2025-11-25' | '2026-07-28';
 
@@ -74,7 +81,12 @@ export class StdioEraRouter {
 
 // Worded as the framing's own -32600 replies are: by the same errorReply.
 const idInUse = (id: RequestId) =>
-  errorReply(id, INVALID_REQUEST, 'INVALID_REQUEST', `id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`);
+  errorReply(
+    id,
+    INVALID_REQUEST,
+    'INVALID_REQUEST',
+    `id ${typeof id === 'number' ? id : quote(id, 40)} is already used by a request in flight; give each request its own id`,
+  );
 
 function initializeRefused(id: RequestId): Rev2026Response {
   return {

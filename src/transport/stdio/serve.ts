@@ -29,7 +29,12 @@ export async function serveStdio(options: StdioOptions): Promise<Serving> {
   const { input, output } = options;
   const conversation = options.open(randomBytes(8).toString('hex'));
   const { held } = options;
-  const transport = new FramedStdioTransport(input, output, { maxMessageBytes: options.maxMessageBytes, flag: '--max-body-bytes', log: options.log, ...(held ? { framer: held.framer } : {}) });
+  const transport = new FramedStdioTransport(input, output, {
+    maxMessageBytes: options.maxMessageBytes,
+    flag: '--max-body-bytes',
+    log: options.log,
+    ...(held ? { framer: held.framer } : {}),
+  });
 
   let ended = false;
   const end = (why: string) => {

@@ -53,7 +53,12 @@ export function classifyPost(headers: Rev2026Headers, body: unknown): Route {
   const headerRev2026 = headers.protocolVersion !== undefined && isRev2026Version(headers.protocolVersion);
   if (Array.isArray(body)) {
     if (body.some((element) => isObject(element) && hasEnvelopeClaim(element.params))) {
-      return { kind: 'reject', status: 400, id: null, error: { code: -32600, message: 'Invalid Request: a JSON-RPC batch may not hold 2026-07-28 requests; send each request in its own POST' } };
+      return {
+        kind: 'reject',
+        status: 400,
+        id: null,
+        error: { code: -32600, message: 'Invalid Request: a JSON-RPC batch may not hold 2026-07-28 requests; send each request in its own POST' },
+      };
     }
     return { kind: '2025-11-25' };
   }
@@ -64,7 +69,12 @@ export function classifyPost(headers: Rev2026Headers, body: unknown): Route {
   const claim = hasEnvelopeClaim(params);
   if (!('id' in body)) return claim || headerRev2026 ? { kind: '2026-07-28', message: { method, ...(params ? { params } : {}) } } : { kind: '2025-11-25' };
   if (method === 'initialize' && !(claim && isRev2026Version(claimedVersion(params) ?? ''))) {
-    return headerRev2026 ? mismatch(id, `an initialize request (the 2025 handshake) came with MCP-Protocol-Version ${shown(headers.protocolVersion!)}; send initialize without that header, or send 2026-07-28 requests without initialize`) : { kind: '2025-11-25' };
+    return headerRev2026
+      ? mismatch(
+          id,
+          `an initialize request (the 2025 handshake) came with MCP-Protocol-Version ${shown(headers.protocolVersion!)}; send initialize without that header, or send 2026-07-28 requests without initialize`,
+        )
+      : { kind: '2025-11-25' };
   }
   if (!claim) {
     if (!headerRev2026) return { kind: '2025-11-25' };
@@ -74,8 +84,10 @@ export function classifyPost(headers: Rev2026Headers, body: unknown): Route {
   const envelope = readEnvelope(params);
   if (!envelope.ok && envelope.code === INVALID_PARAMS) return { kind: 'reject', status: 400, id, error: { code: envelope.code, message: envelope.message } };
   const version = claimedVersion(params)!;
-  if (headers.protocolVersion === undefined) return mismatch(id, `the MCP-Protocol-Version header is missing; it must repeat the body's protocol version ${shown(version)}`);
-  if (headers.protocolVersion !== version) return mismatch(id, `MCP-Protocol-Version header ${shown(headers.protocolVersion)} does not match the body's protocol version ${shown(version)}`);
+  if (headers.protocolVersion === undefined)
+    return mismatch(id, `the MCP-Protocol-Version header is missing; it must repeat the body's protocol version ${shown(version)}`);
+  if (headers.protocolVersion !== version)
+    return mismatch(id, `MCP-Protocol-Version header ${shown(headers.protocolVersion)} does not match the body's protocol version ${shown(version)}`);
   if (headers.method === undefined) return mismatch(id, `the Mcp-Method header is missing; it must repeat the body's method ${shown(method)}`);
   if (headers.method !== method) return mismatch(id, `Mcp-Method header ${shown(headers.method)} does not match the body's method ${shown(method)}`);
   const field = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method]! : undefined;
@@ -86,7 +98,8 @@ export function classifyPost(headers: Rev2026Headers, body: unknown): Route {
     if (decoded === undefined) return mismatch(id, 'the Mcp-Name header holds an invalid =?base64?…?= value');
     if (decoded !== value) return mismatch(id, `Mcp-Name header ${shown(decoded)} does not match params.${field} ${shown(value)}`);
   }
-  if (!envelope.ok) return { kind: 'reject', status: 400, id, error: { code: envelope.code, message: envelope.message, ...(envelope.data ? { data: envelope.data } : {}) } };
+  if (!envelope.ok)
+    return { kind: 'reject', status: 400, id, error: { code: envelope.code, message: envelope.message, ...(envelope.data ? { data: envelope.data } : {}) } };
   return { kind: '2026-07-28', message: { id: id!, method, ...(params ? { params } : {}) } };
 }
 

@@ -59,7 +59,9 @@ export function readEnvelope(params: unknown): EnvelopeCheck {
   const meta = metaOf(params);
   const missing = [META.protocolVersion, META.clientCapabilities].filter((key) => meta === undefined || !(key in meta));
   if (missing.length > 0) {
-    return invalid(`the request's params._meta lacks ${missing.join(' and ')}; a 2026-07-28 request carries its protocol version and client capabilities in _meta on every request`);
+    return invalid(
+      `the request's params._meta lacks ${missing.join(' and ')}; a 2026-07-28 request carries its protocol version and client capabilities in _meta on every request`,
+    );
   }
   const version = meta![META.protocolVersion];
   if (typeof version !== 'string') return invalid(`_meta["${META.protocolVersion}"] must be a string such as "${REV2026_VERSION}"`);

@@ -45,34 +45,44 @@
   const ENDED_SESSIONS_SHOWN = 5;
   const ENDED_SESSION_MS = 10 * 60 * 1000;
   /** @param {string} text */
-  function keepTail(text) { return text.length > TAIL_CHARS ? text.slice(text.length - TAIL_CHARS) : text; }
+  function keepTail(text) {
+    return text.length > TAIL_CHARS ? text.slice(text.length - TAIL_CHARS) : text;
+  }
 
   /** @param {string} id */
   const agentById = (id) => state.agents.find((agent) => agent.agentId === id);
   /** @param {string} id */
-  const agentLabel = (id) => { const agent = agentById(id); return agent && agent.alias ? id + ' · ' + agent.alias : id; };
+  const agentLabel = (id) => {
+    const agent = agentById(id);
+    return agent && agent.alias ? id + ' · ' + agent.alias : id;
+  };
 
   // ---- servers ----
   /** @param {Server} server */
-  function serverState(server) { return server.live ? 'live' : server.endedAt !== null ? 'ended' : 'stale'; }
+  function serverState(server) {
+    return server.live ? 'live' : server.endedAt !== null ? 'ended' : 'stale';
+  }
   /** @type {Server[] | null} */
   let serversShown = null;
   function renderServers() {
     if (state.servers === serversShown) return; // unchanged since the last render
     serversShown = state.servers;
     const body = byId('servers-body');
-    const rows = state.servers.slice().sort((a, b) => (Number(b.live) - Number(a.live)) || (b.startedAt - a.startedAt)).map((server) => {
-      const status = serverState(server);
-      return h('tr', { 'data-testid': 'server-' + server.serverId, class: status }, [
-        h('td', {}, [h('code', { text: server.serverId })]),
-        h('td', { text: String(server.pid) }),
-        h('td', { text: server.hostname }),
-        h('td', { text: server.transport }),
-        h('td', { text: server.mode }),
-        h('td', { text: clock(server.startedAt), title: new Date(server.startedAt).toLocaleString() }),
-        h('td', {}, [h('span', { class: 'badge ' + status, text: status })]),
-      ]);
-    });
+    const rows = state.servers
+      .slice()
+      .sort((a, b) => Number(b.live) - Number(a.live) || b.startedAt - a.startedAt)
+      .map((server) => {
+        const status = serverState(server);
+        return h('tr', { 'data-testid': 'server-' + server.serverId, class: status }, [
+          h('td', {}, [h('code', { text: server.serverId })]),
+          h('td', { text: String(server.pid) }),
+          h('td', { text: server.hostname }),
+          h('td', { text: server.transport }),
+          h('td', { text: server.mode }),
+          h('td', { text: clock(server.startedAt), title: new Date(server.startedAt).toLocaleString() }),
+          h('td', {}, [h('span', { class: 'badge ' + status, text: status })]),
+        ]);
+      });
     body.replaceChildren(...rows);
     byId('no-servers').hidden = rows.length > 0;
   }
@@ -86,12 +96,16 @@
     if (operator) result = 'done';
     else if (running) result = 'running';
     else if (row.status === 'interrupted') result = 'interrupted (its zodexd ended)';
-    else if (row.exitCode !== null && row.exitCode !== undefined) result = 'exit ' + row.exitCode + (row.terminationReason && row.terminationReason !== 'exit' ? ' (' + row.terminationReason + ')' : '');
+    else if (row.exitCode !== null && row.exitCode !== undefined)
+      result = 'exit ' + row.exitCode + (row.terminationReason && row.terminationReason !== 'exit' ? ' (' + row.terminationReason + ')' : '');
     else if (row.terminationReason) result = row.terminationReason;
     else result = row.resultSummary || (row.isError ? 'error' : 'ok');
     const action = operator ? row.tool.replace(/^operator\./, '') : row.tool;
     const summary = operator ? (row.summary || '') + (row.sessionId ? ' → ' + row.sessionId : '') : row.summary;
-    const durationCell = h('td', { class: 'duration', text: running ? duration(Date.now() - row.startedAt) : row.durationMs === null ? '' : duration(row.durationMs) });
+    const durationCell = h('td', {
+      class: 'duration',
+      text: running ? duration(Date.now() - row.startedAt) : row.durationMs === null ? '' : duration(row.durationMs),
+    });
     if (running) durationCell.dataset.since = String(row.startedAt);
     return h('tr', { class: [row.status, operator ? 'operator' : ''].join(' '), 'data-testid': 'timeline-row' }, [
       h('td', { class: 'when', text: clock(row.startedAt), title: new Date(row.startedAt).toLocaleString() }),
@@ -118,7 +132,13 @@
     const body = h('tbody');
     const empty = h('p', { class: 'empty', text: 'No tool calls yet.' });
     const table = h('table', { class: 'timeline', 'aria-label': 'Timeline of agent ' + id }, [
-      h('thead', {}, [h('tr', {}, ['Time', 'Tool', 'Summary', 'Duration', 'Result'].map((label) => h('th', { text: label })))]),
+      h('thead', {}, [
+        h(
+          'tr',
+          {},
+          ['Time', 'Tool', 'Summary', 'Duration', 'Result'].map((label) => h('th', { text: label })),
+        ),
+      ]),
       body,
     ]);
     const root = h('article', { class: 'card agent', 'data-testid': 'agent-' + id, 'aria-label': 'Agent ' + id }, [
@@ -131,12 +151,17 @@
     function open() {
       const agent = agentById(id);
       input.value = agent ? agent.alias : '';
-      editor.hidden = false; aliasText.hidden = true; pencil.hidden = true;
+      editor.hidden = false;
+      aliasText.hidden = true;
+      pencil.hidden = true;
       error.textContent = '';
-      input.focus(); input.select();
+      input.focus();
+      input.select();
     }
     function close() {
-      editor.hidden = true; aliasText.hidden = false; pencil.hidden = false;
+      editor.hidden = true;
+      aliasText.hidden = false;
+      pencil.hidden = false;
       pencil.focus();
     }
     editor.addEventListener('submit', async (event) => {
@@ -146,9 +171,16 @@
         await post('/api/alias', { agentId: id, alias });
         aliasText.textContent = alias.trim() || 'unnamed';
         close();
-      } catch (failure) { error.textContent = 'Rename failed: ' + /** @type {Error} */ (failure).message; }
+      } catch (failure) {
+        error.textContent = 'Rename failed: ' + /** @type {Error} */ (failure).message;
+      }
     });
-    input.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.preventDefault(); close(); } });
+    input.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        close();
+      }
+    });
     /** @type {TimelineRow[] | null} */
     let rowsShown = null;
     /** @param {Agent} agent @param {TimelineRow[]} rows */
@@ -156,28 +188,46 @@
       aliasText.textContent = agent.alias || 'unnamed';
       aliasText.classList.toggle('unnamed', !agent.alias);
       const status = agent.live ? 'live' : agent.endedAt !== null ? 'ended' : 'lost';
-      badge.className = 'badge ' + status; badge.textContent = status;
+      badge.className = 'badge ' + status;
+      badge.textContent = status;
       root.classList.toggle('ended', !agent.live);
-      meta.textContent = 'server ' + agent.serverId + ' · started ' + clock(agent.startedAt) + ' · ' + agent.invocations + ' call' + (agent.invocations === 1 ? '' : 's') +
+      meta.textContent =
+        'server ' +
+        agent.serverId +
+        ' · started ' +
+        clock(agent.startedAt) +
+        ' · ' +
+        agent.invocations +
+        ' call' +
+        (agent.invocations === 1 ? '' : 's') +
         (agent.aliasSetBy ? ' · alias set by ' + (agent.aliasSetBy === 'operator' ? 'the operator' : 'the agent') : '');
-      if (rows !== rowsShown) { // rebuilt only when its rows changed (a selection elsewhere survives)
+      if (rows !== rowsShown) {
+        // rebuilt only when its rows changed (a selection elsewhere survives)
         rowsShown = rows;
         body.replaceChildren(...rows.slice().reverse().map(timelineRow)); // newest first
-        table.hidden = rows.length === 0; empty.hidden = rows.length > 0;
+        table.hidden = rows.length === 0;
+        empty.hidden = rows.length > 0;
       }
     }
     return { root, update };
   }
 
   function renderAgents() {
-    const ordered = state.agents.slice().sort((a, b) => (Number(b.live) - Number(a.live)) || (b.startedAt - a.startedAt));
+    const ordered = state.agents.slice().sort((a, b) => Number(b.live) - Number(a.live) || b.startedAt - a.startedAt);
     const nodes = ordered.map((agent) => {
       let card = agentCards.get(agent.agentId);
-      if (!card) { card = agentCard(agent.agentId); agentCards.set(agent.agentId, card); }
+      if (!card) {
+        card = agentCard(agent.agentId);
+        agentCards.set(agent.agentId, card);
+      }
       card.update(agent, state.timelines[agent.agentId] || []);
       return card.root;
     });
-    for (const id of [...agentCards.keys()]) if (!agentById(id)) { agentCards.delete(id); delete state.timelines[id]; }
+    for (const id of [...agentCards.keys()])
+      if (!agentById(id)) {
+        agentCards.delete(id);
+        delete state.timelines[id];
+      }
     place(byId('agents'), nodes);
     byId('no-agents').hidden = nodes.length > 0;
   }
@@ -198,7 +248,13 @@
     const badge = h('span', { class: 'badge' });
     const meta = h('div', { class: 'meta' });
     const pre = h('pre', { class: 'tail', 'data-testid': 'tail', 'aria-label': 'Output of session ' + id, tabindex: '0', 'aria-live': 'off' });
-    const input = h('input', { type: 'text', 'aria-label': 'Input for session ' + id, placeholder: 'type into the session…', autocomplete: 'off', spellcheck: 'false' });
+    const input = h('input', {
+      type: 'text',
+      'aria-label': 'Input for session ' + id,
+      placeholder: 'type into the session…',
+      autocomplete: 'off',
+      spellcheck: 'false',
+    });
     const enter = h('input', { type: 'checkbox', checked: true, 'aria-label': 'Append Enter' });
     const error = h('p', { class: 'error', role: 'alert' });
     const killButton = h('button', { type: 'button', class: 'danger', 'aria-label': 'Kill session ' + id, text: 'Kill' });
@@ -210,7 +266,10 @@
     ]);
     const root = h('article', { class: 'card session', 'data-testid': 'session-' + id, 'aria-label': 'Session ' + id }, [
       h('header', {}, [cmd, h('span', { class: 'spacer' }), badge]),
-      meta, pre, form, error,
+      meta,
+      pre,
+      form,
+      error,
     ]);
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
@@ -220,7 +279,9 @@
         await post('/api/sessions/' + encodeURIComponent(id) + '/input', { chars });
         input.value = '';
         error.textContent = '';
-      } catch (failure) { error.textContent = 'Input failed: ' + /** @type {Error} */ (failure).message; }
+      } catch (failure) {
+        error.textContent = 'Input failed: ' + /** @type {Error} */ (failure).message;
+      }
       input.focus();
     });
     killButton.addEventListener('click', async () => {
@@ -228,16 +289,24 @@
       try {
         await post('/api/sessions/' + encodeURIComponent(id) + '/kill', {});
         error.textContent = '';
-      } catch (failure) { error.textContent = 'Kill failed: ' + /** @type {Error} */ (failure).message; }
+      } catch (failure) {
+        error.textContent = 'Kill failed: ' + /** @type {Error} */ (failure).message;
+      }
     });
     /** @param {Session} session */
     function update(session) {
       cmd.textContent = session.cmd;
       cmd.title = session.cmd;
       const status = sessionStatus(session);
-      badge.className = 'badge ' + status.cls; badge.textContent = status.label;
-      meta.replaceChildren('in ', h('code', { text: session.cwd }), ' · agent ', h('code', { text: agentLabel(session.agentId) }),
-        ' · started ' + clock(session.startedAt) + (session.pid ? ' · pid ' + session.pid : ''));
+      badge.className = 'badge ' + status.cls;
+      badge.textContent = status.label;
+      meta.replaceChildren(
+        'in ',
+        h('code', { text: session.cwd }),
+        ' · agent ',
+        h('code', { text: agentLabel(session.agentId) }),
+        ' · started ' + clock(session.startedAt) + (session.pid ? ' · pid ' + session.pid : ''),
+      );
       const ended = session.state !== 'running';
       if (ended && !root.classList.contains('ended')) {
         root.classList.add('ended'); // the tail shrinks: keep its last lines in view
@@ -259,8 +328,10 @@
     const now = Date.now();
     const running = state.sessions.filter((s) => s.state === 'running').sort((a, b) => b.startedAt - a.startedAt);
     for (const session of running) seenRunning.add(session.sessionId);
-    const ended = state.sessions.filter((s) => s.state !== 'running' && seenRunning.has(s.sessionId) && (s.state === 'lost' || now - (s.endedAt || 0) < ENDED_SESSION_MS))
-      .sort((a, b) => (b.endedAt || b.startedAt) - (a.endedAt || a.startedAt)).slice(0, ENDED_SESSIONS_SHOWN);
+    const ended = state.sessions
+      .filter((s) => s.state !== 'running' && seenRunning.has(s.sessionId) && (s.state === 'lost' || now - (s.endedAt || 0) < ENDED_SESSION_MS))
+      .sort((a, b) => (b.endedAt || b.startedAt) - (a.endedAt || a.startedAt))
+      .slice(0, ENDED_SESSIONS_SHOWN);
     const shown = running.concat(ended);
     const nodes = shown.map((session) => {
       let card = sessionCards.get(session.sessionId);
@@ -284,7 +355,10 @@
     const tail = tails.get(message.sessionId) || { text: '', end: null, error: null };
     if (message.replace) tail.text = '';
     if (message.gap) tail.text += '\n… (output skipped) …\n';
-    if (message.text) { tail.text = keepTail(tail.text + message.text); tail.error = null; }
+    if (message.text) {
+      tail.text = keepTail(tail.text + message.text);
+      tail.error = null;
+    }
     if (message.end) tail.end = message.end;
     if (message.error !== undefined) tail.error = message.error;
     tails.set(message.sessionId, tail);
@@ -332,7 +406,8 @@
 
   // Durations of calls still running tick every second.
   setInterval(() => {
-    for (const cell of document.querySelectorAll('td[data-since]')) if (cell instanceof HTMLElement) cell.textContent = duration(Date.now() - Number(cell.dataset.since));
+    for (const cell of document.querySelectorAll('td[data-since]'))
+      if (cell instanceof HTMLElement) cell.textContent = duration(Date.now() - Number(cell.dataset.since));
   }, 1000);
   connect();
 })();

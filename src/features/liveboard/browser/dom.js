@@ -28,7 +28,10 @@ const dom = (() => {
   /** @param {number} n */
   const pad = (n) => String(n).padStart(2, '0');
   /** @param {number} ms */
-  function clock(ms) { const d = new Date(ms); return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()); }
+  function clock(ms) {
+    const d = new Date(ms);
+    return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+  }
   /** @param {number} ms */
   function duration(ms) {
     if (ms < 60000) return (Math.max(0, ms) / 1000).toFixed(1) + 's';
@@ -39,19 +42,27 @@ const dom = (() => {
   // would lose the focus of an input inside it).
   /** @param {HTMLElement} container @param {HTMLElement[]} nodes */
   function place(container, nodes) {
-    nodes.forEach((node, index) => { if (container.children[index] !== node) container.insertBefore(node, container.children[index] || null); });
+    nodes.forEach((node, index) => {
+      if (container.children[index] !== node) container.insertBefore(node, container.children[index] || null);
+    });
     while (container.children.length > nodes.length) container.lastElementChild?.remove();
   }
   /** @param {string} path @param {unknown} body @returns {Promise<{ error?: string }>} */
   async function post(path, body) {
     const response = await fetch(path, {
-      method: 'POST', credentials: 'same-origin', cache: 'no-store',
+      method: 'POST',
+      credentials: 'same-origin',
+      cache: 'no-store',
       headers: { 'Content-Type': 'application/json', 'X-Zodex-Liveboard': csrf },
       body: JSON.stringify(body),
     });
     /** @type {{ error?: string }} */
     let data = {};
-    try { data = await response.json(); } catch (_) { data = {}; }
+    try {
+      data = await response.json();
+    } catch (_) {
+      data = {};
+    }
     if (!response.ok) throw new Error(data.error || response.status + ' ' + response.statusText);
     return data;
   }
