@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { chooseShell, COMMAND_ENV_OVERRIDES, commandEnv, serverEnvironment } from '../../src/exec/environment.js';
 
 describe('commandEnv', () => {
@@ -39,6 +39,7 @@ describe('the policy hook', () => {
 
 describe("the shell of a command (issue 23: the login shell is the passwd entry's, not $SHELL)", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-shells-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const shell = (name: string, mode = 0o755) => {
     const file = path.join(dir, name);
     fs.writeFileSync(file, '#!/bin/sh\n', { mode });

@@ -61,6 +61,9 @@ function runSuite(args: string[]): Promise<Run> {
   // The installed suite has no shared/ beside it: point it at Codex's corpus (patch.corpus), which
   // ZODEX_NO_SKIP (CI) requires.
   env.ZODEX_CODEX_CORPUS ??= path.resolve(repo, '../shared/corpus/codex-apply-patch');
+  // The runner keeps its results folder (it prints the path); here it goes with the scratch folder.
+  env.TMPDIR = path.join(scratch, 'tmp');
+  fs.mkdirSync(env.TMPDIR, { recursive: true });
   return new Promise((resolve) => {
     const child = spawn('npx', ['--no-install', 'zodex-conformance', ...args], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -82,7 +82,8 @@ function run(file: string, args: string[], options: { cwd?: string; env?: NodeJS
       ? ['setpriv', [`--reuid=${options.owner.uid}`, `--regid=${options.owner.gid}`, '--clear-groups', file, ...args]]
       : [file, args];
   return execFileSync(cmd as string, argv as string[], {
-    cwd: options.cwd,
+    // Another user may not enter this process's folder (a checkout under a 0700 folder): '/' then.
+    cwd: options.cwd ?? (options.owner ? '/' : undefined),
     env: options.env ?? process.env,
     input: options.input,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -325,14 +326,20 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
         '--config',
         path.join(dir, 'publisher.json'),
       ];
+      // Another user runs the checkout from a bind mount at a path it may traverse to, in a mount
+      // namespace of its own, so that a checkout under a 0700 folder (/root) works too.
+      const view = path.join(root, `checkout-${mode}`);
+      fs.mkdirSync(view);
+      const asOwner = `mount --bind "$1" "$2" && shift 2 && exec setpriv --reuid=${owner.uid} --regid=${owner.gid} --clear-groups "$@"`;
       const [cmd, argv] =
         owner.uid === process.getuid?.()
           ? [process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]]
           : [
-              'setpriv',
-              [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', process.execPath, path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args],
+              'unshare',
+              ['-m', '--propagation', 'private', 'sh', '-c', asOwner, 'sh', REPO_ROOT, view, process.execPath, path.join(view, 'dist/cli/zodex.js'), ...args],
             ];
       const daemon = spawn(cmd as string, argv as string[], {
+        cwd: '/',
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...(mode === 'direct' ? { ZODEX_PUBLISHER_TOKEN: PUBLISHER_TOKEN } : {}) },
         stdio: 'ignore',
       });

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { BindMount } from 'testcontainers/build/types.js';
 import { REPO_ROOT } from './target.js';
 
 process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
@@ -87,34 +86,23 @@ export interface ClientRun {
 // host.docker.internal mapped to this host's loopback (so the client sends
 // `Host: host.docker.internal:PORT`, which zodexd admits only with --allow-host).
 export async function runClientSuite(url: string, extraArgs: string[] = []): Promise<ClientRun> {
-  const { GenericContainer, Wait } = await import('testcontainers');
   const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-client-results-'));
   fs.chmodSync(resultsDir, 0o777);
-  const mounts: BindMount[] = [{ source: resultsDir, target: '/results', mode: 'rw' }];
-  const env: Record<string, string> = { ZODEX_NO_SKIP: process.env.ZODEX_NO_SKIP ?? '' };
-  if (fs.existsSync(CODEX_CORPUS)) {
-    mounts.push({ source: CODEX_CORPUS, target: '/corpus', mode: 'ro' });
-    env.ZODEX_CODEX_CORPUS = '/corpus';
+  // `docker run --rm`: the one-shot container goes when it exits, whatever its status (a
+  // testcontainers one-shot stayed behind, exited, after every run).
+  const args = ['run', '--rm', '--network', 'host', '--add-host', 'host.docker.internal:127.0.0.1', '-v', `${resultsDir}:/results:rw`];
+  args.push('-e', `ZODEX_NO_SKIP=${process.env.ZODEX_NO_SKIP ?? ''}`);
+  if (fs.existsSync(CODEX_CORPUS)) args.push('-v', `${CODEX_CORPUS}:/corpus:ro`, '-e', 'ZODEX_CODEX_CORPUS=/corpus');
+  args.push(CLIENT_IMAGE, '--url', url, '--profile', 'all', ...extraArgs);
+  let output: string;
+  let exitCode: number;
+  try {
+    const { stdout, stderr } = await run('docker', args, { timeout: 10 * 60_000, maxBuffer: 64 * 1024 * 1024 });
+    [output, exitCode] = [`${stdout}${stderr}`, 0];
+  } catch (error) {
+    const failed = error as Error & { code?: number | string; stdout?: string; stderr?: string };
+    [output, exitCode] = [`${failed.stdout ?? ''}${failed.stderr ?? ''}\n${failed.message}`, typeof failed.code === 'number' ? failed.code : 1];
   }
-  let output = '';
-  let exitCode = -1;
-  await new GenericContainer(CLIENT_IMAGE)
-    .withNetworkMode('host')
-    .withExtraHosts([{ host: 'host.docker.internal', ipAddress: '127.0.0.1' }])
-    .withBindMounts(mounts)
-    .withEnvironment(env)
-    .withCommand(['--url', url, '--profile', 'all', ...extraArgs])
-    .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (output += chunk.toString())))
-    .withWaitStrategy(Wait.forOneShotStartup())
-    .withStartupTimeout(10 * 60_000)
-    .start()
-    .then(
-      () => (exitCode = 0),
-      (error: Error) => {
-        exitCode = 1;
-        output += `\n${error.message}`;
-      },
-    );
   const file = path.join(resultsDir, 'requirements.json');
   const results = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as ClientRun['results']) : undefined;
   fs.rmSync(resultsDir, { recursive: true, force: true });

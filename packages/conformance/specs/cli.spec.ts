@@ -4,15 +4,14 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect, requirement } from '../harness/fixtures.js';
 import { runZodexd } from '../harness/process.js';
 import { REPO_ROOT, ZODEXD } from '../harness/target.js';
 
-// A config file whose only section is misspelt: refused, not silently ignored.
-const MISSPELT_CONFIG = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-cli-config-')), 'config.json');
-fs.writeFileSync(MISSPELT_CONFIG, JSON.stringify({ contxt: { global: false } }));
+// A config file whose only section is misspelt: refused, not silently ignored. Written by the
+// test that uses it, in its own output folder (this module is loaded by every worker).
+const MISSPELT_CONFIG = 'misspelt-config.json';
 
 const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp }[] = [
   { args: ['--listen', '127.0.0.1:7391'], mentions: /--listen.*--transport http/ },
@@ -34,8 +33,12 @@ const REFUSED: { args: string[]; env?: Record<string, string>; mentions: RegExp 
   { args: ['--config', MISSPELT_CONFIG], mentions: /unknown key "contxt" \(did you mean "context"\?\)/ },
 ];
 
-requirement('cli.refusals', async () => {
-  for (const { args, env, mentions } of REFUSED) {
+requirement('cli.refusals', async ({}, testInfo) => {
+  const config = testInfo.outputPath(MISSPELT_CONFIG);
+  fs.mkdirSync(path.dirname(config), { recursive: true });
+  fs.writeFileSync(config, JSON.stringify({ contxt: { global: false } }));
+  for (const { args: given, env, mentions } of REFUSED) {
+    const args = given.map((arg) => (arg === MISSPELT_CONFIG ? config : arg));
     const { code, stdout, stderr } = await runZodexd(args, env);
     const label = `zodexd ${args.join(' ')} ${JSON.stringify(env ?? {})}`;
     expect(code, label).toBe(2);

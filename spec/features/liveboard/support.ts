@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { configFor } from '../../../src/app/config/parse.js';
 import { engineOptions } from '../../../src/app/options.js';
@@ -16,8 +17,16 @@ import type { Store } from '../../../src/features/store/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+// A private folder for one test file, removed once that file's tests have run.
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const dir of scratchDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 export function scratch(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `zodex-liveboard-${prefix}-`));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `zodex-liveboard-${prefix}-`));
+  scratchDirs.push(dir);
+  return dir;
 }
 
 // An engine as createRuntime builds it: every session's tail tracked and its row in `store`.
