@@ -45,6 +45,10 @@ export interface CredentialWorld {
   httpUrl: string;
   sshUrl: string;
   readCredentials: string; // a git-credentials file holding the reader's credential
+  // Where the owner runs this checkout from: the checkout itself for the suite's own user;
+  // otherwise an empty folder the owner may traverse to, on which whoever starts a process as
+  // the owner binds the checkout in a mount namespace of its own (a checkout under a 0700 folder).
+  checkout: string;
   publisherSocket(mode: WriteModeName): string;
   // zodexd's environment in this world (HOME, the agent, the token variables, PATH with zodex-agent).
   env(mode: WriteModeName): Record<string, string>;
@@ -144,6 +148,8 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 10_000): 
 
 export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'zodex-credentials-')));
+  const checkout = owner.uid === process.getuid?.() ? REPO_ROOT : path.join(root, 'checkout');
+  if (checkout !== REPO_ROOT) fs.mkdirSync(checkout);
   fs.chmodSync(root, 0o755);
   const children: ChildProcess[] = [];
   const servers: http.Server[] = [];
@@ -294,7 +300,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     // zodex-agent on PATH, and one publisher per mode.
     const bin = path.join(home, 'bin');
     fs.mkdirSync(bin, { recursive: true });
-    fs.writeFileSync(path.join(bin, 'zodex-agent'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(REPO_ROOT, 'dist/cli/zodex-agent.js')}' "$@"\n`, {
+    fs.writeFileSync(path.join(bin, 'zodex-agent'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(checkout, 'dist/cli/zodex-agent.js')}' "$@"\n`, {
       mode: 0o755,
     });
     chownTree(bin, owner);
@@ -326,17 +332,27 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
         '--config',
         path.join(dir, 'publisher.json'),
       ];
-      // Another user runs the checkout from a bind mount at a path it may traverse to, in a mount
-      // namespace of its own, so that a checkout under a 0700 folder (/root) works too.
-      const view = path.join(root, `checkout-${mode}`);
-      fs.mkdirSync(view);
+      // As another user: the checkout bound on `checkout` in a mount namespace of its own.
       const asOwner = `mount --bind "$1" "$2" && shift 2 && exec setpriv --reuid=${owner.uid} --regid=${owner.gid} --clear-groups "$@"`;
       const [cmd, argv] =
         owner.uid === process.getuid?.()
           ? [process.execPath, [path.join(REPO_ROOT, 'dist/cli/zodex.js'), ...args]]
           : [
               'unshare',
-              ['-m', '--propagation', 'private', 'sh', '-c', asOwner, 'sh', REPO_ROOT, view, process.execPath, path.join(view, 'dist/cli/zodex.js'), ...args],
+              [
+                '-m',
+                '--propagation',
+                'private',
+                'sh',
+                '-c',
+                asOwner,
+                'sh',
+                REPO_ROOT,
+                checkout,
+                process.execPath,
+                path.join(checkout, 'dist/cli/zodex.js'),
+                ...args,
+              ],
             ];
       const daemon = spawn(cmd as string, argv as string[], {
         cwd: '/',
@@ -430,6 +446,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
       httpUrl,
       sshUrl,
       readCredentials,
+      checkout,
       publisherSocket: socketOf,
       env,
       secrets: [WRITER_PASSWORD, PUBLISHER_TOKEN, 'PRIVATE KEY'],

@@ -25,8 +25,7 @@ let view: string; // where nobody sees the checkout
 beforeAll(async () => {
   if (!asRoot) return;
   world = await credentialWorld(NOBODY);
-  view = path.join(world.root, 'checkout');
-  fs.mkdirSync(view);
+  view = world.checkout;
 }, 60_000);
 
 afterAll(async () => {
