@@ -383,10 +383,11 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
       const token = socketOf('publish-pr').replace(/\/run\/publisher\.sock$/, '/token'); // the one token file
       const pushAs = (route: Route, how: string) => `(${how}) >/dev/null 2>&1 && echo "route ${route}: pushed" || echo "route ${route}: refused"`;
       const push = (route: Route, remoteUrl = httpUrl, extra = '') => `git ${extra} push -q ${remoteUrl} HEAD:refs/heads/${branch(route)}`;
+      // Work folders in the world's home (removed with the world), not in the system's temp folder.
       return [
         'set +e',
         'export GIT_TERMINAL_PROMPT=0',
-        `cd "$(mktemp -d)" && git init -q w && cd w && git commit -q --allow-empty -m work`,
+        `cd "$(mktemp -d -p "$HOME")" && git init -q w && cd w && git commit -q --allow-empty -m work`,
         pushAs('store', push('store', httpUrl, '-c credential.helper= -c credential.helper=store')),
         pushAs('xdg-store', push('xdg-store', httpUrl, `-c credential.helper= -c "credential.helper=store --file=$HOME/.config/git/credentials"`)),
         pushAs('cache', push('cache', httpUrl, '-c credential.helper= -c "credential.helper=cache --timeout=900"')),
@@ -430,7 +431,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
         // A read-only credential can read (the clone works in every mode here) but never push.
         pushAs('read-credential', `git clone -q ${httpUrl} ../rc && cd ../rc && git commit -q --allow-empty -m rc && ${push('read-credential', httpUrl, '')}`),
         // The one governed route: a pull request through the publisher.
-        `cd "$(mktemp -d)" && git clone -q ${httpUrl} pr 2>/dev/null; cd pr 2>/dev/null && git switch -q -c ${branch('publish-pr')} && git commit -q --allow-empty -m pr`,
+        `cd "$(mktemp -d -p "$HOME")" && git clone -q ${httpUrl} pr 2>/dev/null; cd pr 2>/dev/null && git switch -q -c ${branch('publish-pr')} && git commit -q --allow-empty -m pr`,
         pushAs('publish-pr', 'zodex-agent github publish-pr --title pr --base main'),
         // What the stores look like from here.
         'cat ~/.git-credentials ~/.config/git/credentials ~/.netrc ~/.config/gh/hosts.yml ~/.ssh/id_ed25519 2>&1 | head -c 400; echo',
