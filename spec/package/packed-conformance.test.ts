@@ -34,7 +34,10 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }), 120_000);
 // default to the folder.
 function confined(workspace: string, flags: string[]): { command: string[]; env: Record<string, string> } {
   const sandbox = ['--sandbox', 'workspace-write', '--writable-root', workspace, '--default-workdir', workspace];
-  return { command: [process.execPath, ZODEXD, ...flags, ...sandbox], env: { XDG_STATE_HOME: path.join(scratch, 'confined-state') } };
+  // Its state and spill files in the scratch folder: a zodexd keeps the spill files of its last
+  // commands for a day, which the system's temp folder would collect run after run.
+  const env = { XDG_STATE_HOME: path.join(scratch, 'confined-state'), ZODEX_SPILL_DIR: path.join(scratch, 'confined-spill') };
+  return { command: [process.execPath, ZODEXD, ...flags, ...sandbox], env };
 }
 
 beforeAll(() => {

@@ -1,6 +1,7 @@
 // A test's handle on one conversation with an implementation: typed calls for the three
 // tools, and helpers that act on the server's machine through exec_command itself.
 
+import fs from 'node:fs';
 import { expect } from '@playwright/test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -169,6 +170,9 @@ export class Zodex {
   async close(): Promise<void> {
     for (const dir of this.scratchDirs.splice(0)) {
       await this.exec({ cmd: `rm -rf '${dir}'`, workdir: this.root, yield_time_ms: 10_000 }).catch(() => {});
+      // A test that stopped its server leaves the folder to us: on this machine, its random name
+      // (mktemp's) makes it ours.
+      if (/\/zodex-conformance\.[A-Za-z0-9]{6}$/.test(dir)) fs.rmSync(dir, { recursive: true, force: true });
     }
     await this.connection.close();
   }
