@@ -130,10 +130,18 @@ describe('standby terminals', () => {
     expect(zygote).not.toBe(process.pid);
     expect(fs.readFileSync(`/proc/${zygote}/cmdline`, 'utf8').split('\0')).toContain('--zygote');
     expect(parentOf(zygote)).toBe(process.pid);
-    const result = run(pty);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Killed once it has printed (not after a fixed wait, which a loaded machine outlasts).
+    let output = '';
+    let printed!: () => void;
+    const started = new Promise<void>((resolve) => (printed = resolve));
+    pty.onData((bytes) => {
+      output += bytes.toString('utf8');
+      if (output.includes('started')) printed();
+    });
+    const exited = new Promise<TerminalExit>((resolve) => pty.onExit(resolve));
+    await started;
     process.kill(pty.pid, 'SIGKILL'); // no end marker: the exit can only come from the zygote's report
-    const { output, exit } = await result;
+    const exit = await exited;
     expect(output).toContain('started');
     expect(exit).toMatchObject({ signal: 9, complete: false });
     pty.dispose();
