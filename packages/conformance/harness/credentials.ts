@@ -25,6 +25,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { serveGitCgi } from './git-http.js';
+import { fakeGitHub, type PullRequest } from './github.js';
 import { REPO_ROOT } from './target.js';
 
 export type WriteModeName = 'read-only' | 'publish-pr' | 'direct';
@@ -55,7 +56,7 @@ export interface CredentialWorld {
   secrets: string[]; // what no governed command's output may ever hold
   routeScript(mode: WriteModeName): string;
   branches(): string[];
-  pulls: Array<{ head: string; authorization: string | undefined }>;
+  pulls: PullRequest[];
   close(): Promise<void>;
 }
 
@@ -177,23 +178,7 @@ export async function credentialWorld(owner: Owner): Promise<CredentialWorld> {
     const origin = `http://127.0.0.1:${httpPort}`;
 
     // The fake GitHub REST API the publishers open pull requests on.
-    const pulls: CredentialWorld['pulls'] = [];
-    const api = http.createServer((req, res) => {
-      let text = '';
-      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      req.on('end', () => {
-        const send = (status: number, body: unknown) => {
-          res.writeHead(status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(body));
-        };
-        if (req.method === 'GET' && req.url === '/repos/acme/widgets') return send(200, { full_name: 'acme/widgets', default_branch: 'main' });
-        if (req.method === 'POST' && req.url === '/repos/acme/widgets/pulls') {
-          pulls.push({ head: (JSON.parse(text) as { head: string }).head, authorization: req.headers.authorization });
-          return send(201, { number: pulls.length, html_url: `https://github.example/acme/widgets/pull/${pulls.length}` });
-        }
-        send(404, { message: 'Not Found' });
-      });
-    });
+    const { server: api, pulls } = fakeGitHub();
     servers.push(api);
     const apiBase = `http://127.0.0.1:${await listen(api)}`;
 

@@ -53,7 +53,7 @@ requirement('bounds.routes-governed', async ({ zodex }) => {
       expect(output).toMatch(/route read-credential: refused/);
     }
     expect(outputs.get('publish-pr')).toMatch(/route publish-pr: pushed/);
-    expect(world.pulls.map((pull) => pull.head)).toEqual(['publish-pr-publish-pr']);
+    expect(world.pulls.map((pull) => pull.body.head)).toEqual(['publish-pr-publish-pr']);
   } finally {
     await world.close();
   }

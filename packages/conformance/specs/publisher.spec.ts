@@ -4,20 +4,15 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, requirement, test } from '../harness/fixtures.js';
+import { fakeGitHub, type PullRequest } from '../harness/github.js';
 import { REPO_ROOT } from '../harness/target.js';
 import type { Zodex } from '../harness/zodex.js';
 
 const TOKEN = 'ghp_CONFORMANCEtoken0123456789SECRET';
-
-interface PullRequest {
-  authorization: string | undefined;
-  body: { title: string; head: string; base: string; body?: string; draft?: boolean };
-}
 
 interface World {
   root: string;
@@ -45,23 +40,7 @@ async function world(mode: 'read-only' | 'publish-pr' | 'direct'): Promise<World
   git(seed, 'commit', '-q', '-m', 'initial');
   git(seed, 'push', '-q', 'origin', 'HEAD:main');
 
-  const pulls: PullRequest[] = [];
-  const api = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'GET' && req.url === '/repos/acme/widgets') return send(200, { full_name: 'acme/widgets', default_branch: 'main' });
-      if (req.method === 'POST' && req.url === '/repos/acme/widgets/pulls') {
-        pulls.push({ authorization: req.headers.authorization, body: JSON.parse(text) as PullRequest['body'] });
-        return send(201, { number: 42, html_url: 'https://github.example/acme/widgets/pull/42' });
-      }
-      send(404, { message: 'Not Found' });
-    });
-  });
+  const { server: api, pulls } = fakeGitHub(42);
   await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
   const apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 
