@@ -62,7 +62,6 @@ describe('zodex liveboard', () => {
       kind: 'run',
       settings: { listen: { host: '127.0.0.1', port: 0 }, stateDir: dir, allowHosts: ['board.example', 'tunnel.example'], token: TOKEN },
     });
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('exits 2 on a wildcard, a non-loopback bind without a token, or an unknown flag', async () => {
@@ -111,7 +110,6 @@ describe('zodex liveboard with ZODEX_AUTH_TOKEN', () => {
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
 });

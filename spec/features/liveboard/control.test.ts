@@ -40,7 +40,6 @@ afterAll(async () => {
   await engine.shutdown();
   await control.close();
   store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function start(cmd: string) {
@@ -153,7 +152,6 @@ describe('the control folder', () => {
     const reply = await controlCall(controlSocketPath(linkedState, 'zlinked000000'), { version: 1, op: 'kill', sessionId: 's1' });
     expect(reply).toMatchObject({ ok: false, error: { code: 'UNREACHABLE', message: expect.stringContaining('symbolic link') } });
     await server.close();
-    fs.rmSync(other, { recursive: true, force: true });
   });
 
   it('refuses a run folder other users can enter', async () => {
@@ -166,7 +164,6 @@ describe('the control folder', () => {
     expect(server.socketPath).toBeUndefined();
     expect(seen[0]).toMatch(/mode 755.*chmod 700/);
     await server.close();
-    fs.rmSync(other, { recursive: true, force: true });
   });
 
   it('removes its socket on close, and at start the sockets nobody listens on', async () => {
@@ -190,7 +187,6 @@ describe('the control folder', () => {
     await server.close();
     expect(fs.existsSync(path.join(other, 'run', `${id}.sock`))).toBe(false);
     await new Promise((resolve) => aliveServer.close(resolve));
-    fs.rmSync(other, { recursive: true, force: true });
   });
 
   it('describes operator input by its length only', () => {

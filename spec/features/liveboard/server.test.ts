@@ -3,7 +3,6 @@
 // feed (a change from another connection reaches the SSE stream within a second), and input and
 // kill from the board reaching a real session.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecEngine } from '../../../src/exec/engine.js';
@@ -56,7 +55,6 @@ afterAll(async () => {
   await control.close();
   reader.close();
   writer.close();
-  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function post(pathname: string, body: unknown, headers: Record<string, string> = {}): Promise<RawResponse> {
