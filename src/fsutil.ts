@@ -87,3 +87,15 @@ export function privateFolderProblem(dir: string, strict: boolean, guards: strin
   }
   return undefined;
 }
+
+// Whether process `pid` still exists (another user's counts: EPERM). What decides that something
+// named after a process is a leftover: a cgroup folder, a temp or private folder, a server's row.
+export function processExists(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -6,6 +6,7 @@
 
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { processExists } from '../fsutil.js';
 
 export const TEMP_PATTERN = /^\..+\.zodex-(?:(\d+)-)?[0-9a-f]{12}\.(?:tmp|old)$/;
 export const STALE_DEAD_MS = 2_000; // a writer that is gone, and its file quiet for this long
@@ -21,13 +22,7 @@ export function tempName(target: string, kind: 'tmp' | 'old', random: string, ma
 }
 
 function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'; // exists, another user's
-  }
+  return pid === process.pid || processExists(pid);
 }
 
 // Whether `name` (in `folder`) is a temp file of ours that no live write can still be using.

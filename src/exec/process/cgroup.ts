@@ -7,6 +7,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { processExists } from '../../fsutil.js';
 
 const PREFIX = 'zodex-';
 let opened = 0; // folders this process made (several engines in one process: tests)
@@ -138,18 +139,9 @@ export async function sweepStaleCgroupFolders(mounts = cgroup2Mounts()): Promise
     }
     for (const name of names) {
       const match = /^zodex-(\d+)-\d+$/.exec(name);
-      if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
+      if (!match || Number(match[1]) === process.pid || processExists(Number(match[1]))) continue;
       if (await removeCgroupFolder(path.join(mount, name), 200)) removed++;
     }
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

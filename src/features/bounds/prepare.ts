@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Confinement } from '../../bounds/confinement.js';
 import { ZodexError } from '../../errors.js';
+import { processExists } from '../../fsutil.js';
 import { isGoverned, WRITE_MODE_ENV, type NetworkSetting, type SandboxMode, type WriteMode } from '../../bounds/modes.js';
 import { loadReadCredentials, readCredentialEnv } from './readcreds.js';
 import type { SecretRegistry } from '../../secrets.js';
@@ -158,11 +159,7 @@ function sweepStale(tmp: string): void {
   for (const name of fs.readdirSync(tmp, { withFileTypes: true })) {
     const match = new RegExp(`^(?:${FOLDER_PREFIX}|${TMP_PREFIX})(\\d+)-`).exec(name.name);
     if (!match || !name.isDirectory()) continue;
-    try {
-      process.kill(Number(match[1]), 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(path.join(tmp, name.name), { recursive: true, force: true });
-    }
+    if (!processExists(Number(match[1]))) fs.rmSync(path.join(tmp, name.name), { recursive: true, force: true });
   }
 }
 

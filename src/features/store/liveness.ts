@@ -3,6 +3,7 @@
 // say "running" are shown as lost/interrupted rather than trusted.
 
 import os from 'node:os';
+import { processExists } from '../../fsutil.js';
 
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 // Three missed heartbeats plus slack for a busy event loop.
@@ -15,19 +16,9 @@ export interface ServerLivenessFacts {
   endedAt: number | null;
 }
 
-export function pidExists(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function serverIsLive(server: ServerLivenessFacts, now: number, staleAfterMs = SERVER_STALE_AFTER_MS): boolean {
   if (server.endedAt !== null) return false;
   if (now - server.heartbeatAt > staleAfterMs) return false;
-  if (server.hostname === os.hostname() && !pidExists(server.pid)) return false;
+  if (server.hostname === os.hostname() && !processExists(server.pid)) return false;
   return true;
 }
