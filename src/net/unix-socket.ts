@@ -37,7 +37,8 @@ export function preparePrivateFolder(socketPath: string): void {
   if (problem) throw new SocketPathError('UNSAFE_SOCKET_FOLDER', `the socket folder ${folder} ${problem}`);
 }
 
-function accepts(socketPath: string): Promise<boolean> {
+// Whether something accepts connections on the Unix socket at `socketPath` (else it is a leftover).
+export function acceptsConnections(socketPath: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = net.connect(socketPath);
     probe.once('connect', () => {
@@ -57,7 +58,7 @@ export async function clearStaleSocket(socketPath: string): Promise<void> {
     return;
   }
   if (!stat.isSocket()) throw new SocketPathError('SOCKET_IN_USE', `${socketPath} exists and is not a socket; remove it or pick another path`);
-  if (await accepts(socketPath))
+  if (await acceptsConnections(socketPath))
     throw new SocketPathError('SOCKET_IN_USE', `another process is listening on ${socketPath}; stop it first or pick another path`);
   fs.unlinkSync(socketPath);
 }

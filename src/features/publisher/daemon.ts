@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { WriteMode } from '../../bounds/modes.js';
+import { acceptsConnections } from '../../net/unix-socket.js';
 import type { PublisherConfig } from './config.js';
 import { PublisherError, REFUSAL_CODES, type PublisherErrorCode } from './errors.js';
 import { createGitRunner, StagingRepo } from './git.js';
@@ -64,15 +65,8 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
   if (!stat.isSocket()) {
     throw new PublisherError('SOCKET_IN_USE', `${socketPath} exists and is not a socket; remove it or pass another --socket`);
   }
-  const alive = await new Promise<boolean>((resolve) => {
-    const probe = net.connect(socketPath);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-  if (alive) throw new PublisherError('SOCKET_IN_USE', `another publisher is already listening on ${socketPath}; stop it first or pass another --socket`);
+  if (await acceptsConnections(socketPath))
+    throw new PublisherError('SOCKET_IN_USE', `another publisher is already listening on ${socketPath}; stop it first or pass another --socket`);
   fs.unlinkSync(socketPath);
 }
 
