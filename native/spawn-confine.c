@@ -266,15 +266,14 @@ static int listed(const char *path, const char **list, size_t count) {
 }
 
 /* An empty, read-only folder over a folder; /dev/null over anything else (a file reads as empty,
-   a socket refuses connections). Paths that do not exist now are skipped. */
+   a socket refuses connections). Paths that do not exist now are skipped, also one removed
+   between the stat and the mount (ENOENT: another zodexd's private folder, gone as it exited). */
 static int mask(const char *path) {
   struct stat st;
   if (stat(path, &st) < 0) return 0;
-  if (S_ISDIR(st.st_mode)) {
-    if (mount("zodex-masked", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0500") < 0) return fail("masking %s", path);
-  } else if (mount("/dev/null", path, NULL, MS_BIND, NULL) < 0) {
-    return fail("masking %s", path);
-  }
+  int rc = S_ISDIR(st.st_mode) ? mount("zodex-masked", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=0,mode=0500")
+                               : mount("/dev/null", path, NULL, MS_BIND, NULL);
+  if (rc < 0 && errno != ENOENT) return fail("masking %s", path);
   return 0;
 }
 
